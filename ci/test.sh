@@ -1,0 +1,33 @@
+#!/usr/bin/env bash
+# Runs every test: a plain build, an ASan+UBSan build, and a TSan build of the concurrent parts.
+# Usage: ci/test.sh [plain|asan|tsan]... (default: all three)
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+cd "$root"
+"$root/ci/install-deps.sh"
+modes=("$@")
+((${#modes[@]})) || modes=(plain asan tsan)
+jobs=$(nproc)
+
+for mode in "${modes[@]}"; do
+  case "$mode" in
+    plain)
+      ci/build.sh build
+      ctest --test-dir build --output-on-failure -j"$jobs" --timeout 300
+      ;;
+    asan)
+      ci/build.sh build-asan -DGILSAN_SANITIZE=address,undefined
+      # CPython keeps its interned objects until exit on purpose; suppress only libpython's leaks.
+      ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 LSAN_OPTIONS=suppressions=$root/ci/lsan.supp \
+        UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+        ctest --test-dir build-asan --output-on-failure -j"$jobs" --timeout 600
+      ;;
+    tsan)
+      # The concurrent parts only: CPython itself is not built for TSan.
+      ci/build.sh build-tsan -DGILSAN_SANITIZE=thread "-DGILSAN_ONLY=driver;profile;simcuda;sim;board;watchdog;core;checkers"
+      TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1 \
+        ctest --test-dir build-tsan --output-on-failure -j"$jobs" --timeout 600
+      ;;
+    *) echo "ci/test.sh: unknown mode '$mode' (plain, asan, tsan)" >&2; exit 2 ;;
+  esac
+done

@@ -1,0 +1,105 @@
+// The CUDA driver entry points gilsan uses, as one X-macro list.
+//
+// Each X(name) names the entry point as cuda.h spells it without a version suffix; that spelling is
+// what cuGetProcAddress takes. cuda.h maps some of these names to versioned symbols with macros
+// (cuMemAlloc -> cuMemAlloc_v2), and the table's member and type follow that mapping, so
+// `table.cuMemAlloc(...)` calls the entry point of the version this build's headers declare.
+// The real driver and the simulated driver resolve the same list the same way.
+#pragma once
+
+#define GILSAN_DRIVER_ENTRY_POINTS(X) \
+  /* initialization, version, devices */ \
+  X(cuInit) \
+  X(cuDriverGetVersion) \
+  X(cuGetErrorName) \
+  X(cuGetErrorString) \
+  X(cuDeviceGetCount) \
+  X(cuDeviceGet) \
+  X(cuDeviceGetName) \
+  X(cuDeviceGetAttribute) \
+  X(cuDeviceTotalMem) \
+  X(cuDeviceGetDefaultMemPool) \
+  /* contexts */ \
+  X(cuDevicePrimaryCtxRetain) \
+  X(cuDevicePrimaryCtxRelease) \
+  X(cuCtxCreate) \
+  X(cuCtxDestroy) \
+  X(cuCtxPushCurrent) \
+  X(cuCtxPopCurrent) \
+  X(cuCtxSetCurrent) \
+  X(cuCtxGetCurrent) \
+  X(cuCtxGetDevice) \
+  X(cuCtxSynchronize) \
+  /* streams */ \
+  X(cuStreamCreate) \
+  X(cuStreamCreateWithPriority) \
+  X(cuStreamDestroy) \
+  X(cuStreamSynchronize) \
+  X(cuStreamQuery) \
+  X(cuStreamWaitEvent) \
+  X(cuStreamGetCtx) \
+  X(cuStreamGetFlags) \
+  X(cuStreamAddCallback) \
+  X(cuLaunchHostFunc) \
+  /* stream capture */ \
+  X(cuStreamBeginCapture) \
+  X(cuStreamEndCapture) \
+  X(cuStreamIsCapturing) \
+  X(cuStreamGetCaptureInfo) \
+  /* events */ \
+  X(cuEventCreate) \
+  X(cuEventDestroy) \
+  X(cuEventRecord) \
+  X(cuEventQuery) \
+  X(cuEventSynchronize) \
+  X(cuEventElapsedTime) \
+  /* memory */ \
+  X(cuMemGetInfo) \
+  X(cuMemAlloc) \
+  X(cuMemFree) \
+  X(cuMemAllocHost) \
+  X(cuMemFreeHost) \
+  X(cuMemHostAlloc) \
+  X(cuMemHostRegister) \
+  X(cuMemHostUnregister) \
+  X(cuMemAllocManaged) \
+  X(cuMemAllocAsync) \
+  X(cuMemFreeAsync) \
+  X(cuMemAllocFromPoolAsync) \
+  X(cuMemPoolTrimTo) \
+  X(cuMemcpyHtoD) \
+  X(cuMemcpyDtoH) \
+  X(cuMemcpyDtoD) \
+  X(cuMemcpyHtoDAsync) \
+  X(cuMemcpyDtoHAsync) \
+  X(cuMemcpyDtoDAsync) \
+  X(cuMemsetD8) \
+  X(cuMemsetD32) \
+  X(cuMemsetD8Async) \
+  X(cuMemsetD32Async) \
+  /* modules, libraries, kernels */ \
+  X(cuModuleLoadData) \
+  X(cuModuleUnload) \
+  X(cuModuleGetFunction) \
+  X(cuLibraryLoadData) \
+  X(cuLibraryUnload) \
+  X(cuLibraryGetKernel) \
+  X(cuKernelGetFunction) \
+  X(cuLaunchKernel) \
+  /* graphs and user objects */ \
+  X(cuGraphCreate) \
+  X(cuGraphDestroy) \
+  X(cuGraphAddHostNode) \
+  X(cuGraphAddKernelNode) \
+  X(cuGraphAddMemcpyNode) \
+  X(cuGraphAddEmptyNode) \
+  X(cuGraphHostNodeSetParams) \
+  X(cuGraphInstantiateWithFlags) \
+  X(cuGraphUpload) \
+  X(cuGraphLaunch) \
+  X(cuGraphExecDestroy) \
+  X(cuUserObjectCreate) \
+  X(cuUserObjectRetain) \
+  X(cuUserObjectRelease) \
+  X(cuGraphRetainUserObject) \
+  X(cuGraphReleaseUserObject)

@@ -1,0 +1,250 @@
+#include "harness/profile/driver_profile.h"
+
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <fstream>
+#include <set>
+#include <sstream>
+
+#include "harness/driver/driver_entry_points.h"
+
+namespace gilsan {
+namespace {
+
+using nlohmann::json;
+
+// The JSON library reports byte offsets; people want lines. Keys are found by their first
+// occurrence after the section that holds them, which is exact for the profile's flat layout.
+class SourceText {
+ public:
+  SourceText(std::string_view text, std::string source) : text_(text), source_(std::move(source)) {}
+
+  [[noreturn]] void fail_at_offset(size_t offset, const std::string& message) const {
+    size_t line = 1 + static_cast<size_t>(std::count(text_.begin(), text_.begin() + std::min(offset, text_.size()), '\n'));
+    throw DriverProfileError(source_ + ":" + std::to_string(line) + ": " + message);
+  }
+
+  [[noreturn]] void fail_at_key(std::string_view section, std::string_view key, const std::string& message) const {
+    size_t from = 0;
+    if (!section.empty()) {
+      size_t at = text_.find("\"" + std::string(section) + "\"");
+      from = at == std::string_view::npos ? 0 : at;
+    }
+    size_t at = key.empty() ? from : text_.find("\"" + std::string(key) + "\"", from);
+    fail_at_offset(at == std::string_view::npos ? from : at, message);
+  }
+
+ private:
+  std::string_view text_;
+  std::string source_;
+};
+
+const std::map<std::string, InsideBehaviour>& inside_names() {
+  static const std::map<std::string, InsideBehaviour> names = {
+      {"allowed", InsideBehaviour::Allowed},
+      {"not-permitted", InsideBehaviour::NotPermitted},
+      {"hangs", InsideBehaviour::Hangs}};
+  return names;
+}
+
+const std::map<std::string, OutsideBehaviour>& outside_names() {
+  static const std::map<std::string, OutsideBehaviour> names = {{"returns", OutsideBehaviour::Returns},
+                                                                {"blocks", OutsideBehaviour::Blocks}};
+  return names;
+}
+
+const std::map<std::string, CallbackThreadScope>& scope_names() {
+  static const std::map<std::string, CallbackThreadScope> names = {{"per-context", CallbackThreadScope::PerContext},
+                                                                  {"per-device", CallbackThreadScope::PerDevice},
+                                                                  {"per-process", CallbackThreadScope::PerProcess}};
+  return names;
+}
+
+template <typename Enum>
+std::string allowed_values(const std::map<std::string, Enum>& names) {
+  std::string out;
+  for (const auto& [name, value] : names) out += (out.empty() ? "" : ", ") + name;
+  return out;
+}
+
+void require_only_keys(const SourceText& src, const json& object, std::string_view where,
+                       const std::set<std::string>& known) {
+  for (const auto& [key, value] : object.items()) {
+    if (!known.contains(key)) src.fail_at_key(where, key, "unknown key '" + key + "' in " + std::string(where));
+  }
+}
+
+const json& require_key(const SourceText& src, const json& object, std::string_view where, const char* key,
+                        json::value_t type) {
+  auto it = object.find(key);
+  if (it == object.end()) src.fail_at_key(where, "", "missing key '" + std::string(key) + "' in " + std::string(where));
+  bool ok = it->type() == type ||
+            (type == json::value_t::number_integer && it->type() == json::value_t::number_unsigned);
+  if (!ok) src.fail_at_key(where, key, "key '" + std::string(key) + "' in " + std::string(where) + " has the wrong type");
+  return *it;
+}
+
+template <typename Enum>
+std::map<std::string, Enum> parse_behaviour_table(const SourceText& src, const json& root, const std::string& section,
+                                                  const std::map<std::string, Enum>& names) {
+  const json& table = require_key(src, root, "profile", section.c_str(), json::value_t::object);
+  const auto& entries = profiled_entry_points();
+  std::set<std::string> known(entries.begin(), entries.end());
+  std::map<std::string, Enum> out;
+  for (const auto& item : table.items()) {
+    const std::string& key = item.key();
+    if (!known.contains(key)) src.fail_at_key(section, key, "unknown entry point '" + key + "' in " + section);
+    const std::string value = item.value().is_string() ? item.value().template get<std::string>() : std::string();
+    if (!names.contains(value))
+      src.fail_at_key(section, key, section + "." + key + " must be one of: " + allowed_values(names));
+    out.emplace(key, names.at(value));
+  }
+  for (const auto& entry : entries) {
+    if (!out.contains(entry)) src.fail_at_key(section, "", "missing entry point '" + entry + "' in " + section);
+  }
+  return out;
+}
+
+template <typename Enum>
+const char* name_of(const std::map<std::string, Enum>& names, Enum value) {
+  for (const auto& [name, v] : names)
+    if (v == value) return name.c_str();
+  return "?";
+}
+
+}  // namespace
+
+const std::vector<std::string>& profiled_entry_points() {
+  static const std::vector<std::string> entries = [] {
+    std::vector<std::string> all = {
+#define GILSAN_PROFILE_ENTRY(name) #name,
+        GILSAN_DRIVER_ENTRY_POINTS(GILSAN_PROFILE_ENTRY)
+#undef GILSAN_PROFILE_ENTRY
+    };
+    std::erase_if(all, [](const std::string& n) { return n == "cuGetErrorName" || n == "cuGetErrorString"; });
+    return all;
+  }();
+  return entries;
+}
+
+InsideBehaviour DriverProfile::inside(std::string_view entry_point) const {
+  auto it = inside_host_function.find(std::string(entry_point));
+  if (it == inside_host_function.end())
+    throw std::out_of_range("driver profile has no inside_host_function entry for " + std::string(entry_point));
+  return it->second;
+}
+
+OutsideBehaviour DriverProfile::outside(std::string_view entry_point) const {
+  auto it = while_host_function_runs.find(std::string(entry_point));
+  if (it == while_host_function_runs.end())
+    throw std::out_of_range("driver profile has no while_host_function_runs entry for " + std::string(entry_point));
+  return it->second;
+}
+
+bool DriverProfile::same_behaviour(const DriverProfile& other) const {
+  return topology.callback_thread == other.topology.callback_thread &&
+         topology.serialized_across_streams == other.topology.serialized_across_streams &&
+         topology.enqueue_blocks_at_depth == other.topology.enqueue_blocks_at_depth &&
+         inside_host_function == other.inside_host_function &&
+         while_host_function_runs == other.while_host_function_runs;
+}
+
+DriverProfile parse_driver_profile(std::string_view json_text, const std::string& source) {
+  SourceText src(json_text, source);
+  json root;
+  try {
+    root = json::parse(json_text.begin(), json_text.end());
+  } catch (const json::parse_error& error) {
+    src.fail_at_offset(error.byte == 0 ? 0 : error.byte - 1, "not valid JSON: " + std::string(error.what()));
+  }
+  if (!root.is_object()) src.fail_at_offset(0, "a driver profile is a JSON object");
+  require_only_keys(src, root, "profile",
+                    {"schema", "origin", "topology", "inside_host_function", "while_host_function_runs", "unmeasured"});
+
+  const json& schema = require_key(src, root, "profile", "schema", json::value_t::string);
+  if (schema.get<std::string>() != kDriverProfileSchema)
+    src.fail_at_key("", "schema", "schema is '" + schema.get<std::string>() + "', expected '" + kDriverProfileSchema + "'");
+
+  DriverProfile profile;
+  const json& origin = require_key(src, root, "profile", "origin", json::value_t::object);
+  require_only_keys(src, origin, "origin", {"gpu", "driver_version", "cuda_version", "date", "method"});
+  profile.origin.gpu = require_key(src, origin, "origin", "gpu", json::value_t::string).get<std::string>();
+  profile.origin.driver_version =
+      require_key(src, origin, "origin", "driver_version", json::value_t::string).get<std::string>();
+  profile.origin.cuda_version =
+      require_key(src, origin, "origin", "cuda_version", json::value_t::number_integer).get<int>();
+  profile.origin.date = require_key(src, origin, "origin", "date", json::value_t::string).get<std::string>();
+  profile.origin.method = require_key(src, origin, "origin", "method", json::value_t::string).get<std::string>();
+
+  const json& topology = require_key(src, root, "profile", "topology", json::value_t::object);
+  require_only_keys(src, topology, "topology", {"callback_thread", "serialized_across_streams", "enqueue_blocks_at_depth"});
+  const std::string scope =
+      require_key(src, topology, "topology", "callback_thread", json::value_t::string).get<std::string>();
+  if (!scope_names().contains(scope))
+    src.fail_at_key("topology", "callback_thread", "topology.callback_thread must be one of: " + allowed_values(scope_names()));
+  profile.topology.callback_thread = scope_names().at(scope);
+  profile.topology.serialized_across_streams =
+      require_key(src, topology, "topology", "serialized_across_streams", json::value_t::boolean).get<bool>();
+  auto depth = topology.find("enqueue_blocks_at_depth");
+  if (depth == topology.end()) src.fail_at_key("topology", "", "missing key 'enqueue_blocks_at_depth' in topology");
+  if (depth->is_null()) {
+    profile.topology.enqueue_blocks_at_depth.reset();
+  } else if (depth->is_number_integer() && depth->get<long long>() > 0 && depth->get<long long>() < (1 << 30)) {
+    profile.topology.enqueue_blocks_at_depth = depth->get<int>();
+  } else {
+    src.fail_at_key("topology", "enqueue_blocks_at_depth", "topology.enqueue_blocks_at_depth must be null or a positive integer");
+  }
+
+  profile.inside_host_function = parse_behaviour_table(src, root, "inside_host_function", inside_names());
+  profile.while_host_function_runs = parse_behaviour_table(src, root, "while_host_function_runs", outside_names());
+
+  if (auto it = root.find("unmeasured"); it != root.end()) {
+    if (!it->is_array()) src.fail_at_key("", "unmeasured", "unmeasured must be a list of \"table.entry\" strings");
+    for (const json& cell : *it) {
+      const std::string text = cell.is_string() ? cell.get<std::string>() : std::string();
+      auto dot = text.find('.');
+      bool known_table = dot != std::string::npos &&
+                         (text.substr(0, dot) == "inside_host_function" || text.substr(0, dot) == "while_host_function_runs" ||
+                          text.substr(0, dot) == "topology");
+      if (!known_table) src.fail_at_key("unmeasured", text, "unmeasured entry '" + text + "' is not \"table.entry\"");
+      profile.unmeasured.push_back(text);
+    }
+  }
+  return profile;
+}
+
+DriverProfile load_driver_profile(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw DriverProfileError(path + ":1: cannot open driver profile");
+  std::stringstream buffer;
+  buffer << in.rdbuf();
+  return parse_driver_profile(buffer.str(), path);
+}
+
+std::string to_json(const DriverProfile& profile) {
+  json root;
+  root["schema"] = kDriverProfileSchema;
+  root["origin"] = {{"gpu", profile.origin.gpu},
+                    {"driver_version", profile.origin.driver_version},
+                    {"cuda_version", profile.origin.cuda_version},
+                    {"date", profile.origin.date},
+                    {"method", profile.origin.method}};
+  root["topology"] = {{"callback_thread", to_string(profile.topology.callback_thread)},
+                      {"serialized_across_streams", profile.topology.serialized_across_streams},
+                      {"enqueue_blocks_at_depth", profile.topology.enqueue_blocks_at_depth
+                                                      ? json(*profile.topology.enqueue_blocks_at_depth)
+                                                      : json(nullptr)}};
+  for (const auto& [entry, behaviour] : profile.inside_host_function)
+    root["inside_host_function"][entry] = to_string(behaviour);
+  for (const auto& [entry, behaviour] : profile.while_host_function_runs)
+    root["while_host_function_runs"][entry] = to_string(behaviour);
+  root["unmeasured"] = profile.unmeasured;
+  return root.dump(2) + "\n";
+}
+
+const char* to_string(InsideBehaviour behaviour) { return name_of(inside_names(), behaviour); }
+const char* to_string(OutsideBehaviour behaviour) { return name_of(outside_names(), behaviour); }
+const char* to_string(CallbackThreadScope scope) { return name_of(scope_names(), scope); }
+
+}  // namespace gilsan

@@ -1,0 +1,85 @@
+// DriverProfile: what one CUDA driver does around host functions, as data.
+//
+// The simulated driver takes all of its host-function behaviour from a profile, and `gilsan probe`
+// measures one from a real driver, so the model is corrected by measurement, never by code.
+// Format: docs/driver-profile.md. Shipped profiles: profiles/*.json.
+#pragma once
+
+#include <map>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace gilsan {
+
+inline constexpr const char* kDriverProfileSchema = "gilsan-driver-profile/1";
+
+// A driver call made on the callback thread, from inside a running host function.
+enum class InsideBehaviour {
+  Allowed,       // the call does its work (and may still wait on a real data dependency)
+  NotPermitted,  // returns CUDA_ERROR_NOT_PERMITTED and does nothing
+  Hangs,         // never returns
+};
+
+// A driver call made on another thread of the process while a host function of the same context runs.
+enum class OutsideBehaviour {
+  Returns,  // not held back by the running host function
+  Blocks,   // waits until no host function of that context is running
+};
+
+enum class CallbackThreadScope { PerContext, PerDevice, PerProcess };
+
+struct DriverProfileTopology {
+  CallbackThreadScope callback_thread = CallbackThreadScope::PerContext;
+  bool serialized_across_streams = true;
+  // Host functions pending behind a running one at which cuLaunchHostFunc itself starts to block;
+  // nullopt when no depth up to the probe's limit blocked.
+  std::optional<int> enqueue_blocks_at_depth;
+};
+
+// Where a profile came from. Strings, kept as measured; not interpreted.
+struct DriverProfileOrigin {
+  std::string gpu;
+  std::string driver_version;
+  int cuda_version = 0;
+  std::string date;
+  std::string method;
+};
+
+struct DriverProfile {
+  DriverProfileOrigin origin;
+  DriverProfileTopology topology;
+  std::map<std::string, InsideBehaviour> inside_host_function;
+  std::map<std::string, OutsideBehaviour> while_host_function_runs;
+  // "inside_host_function.cuX" / "while_host_function_runs.cuX" cells that were assumed, not measured.
+  std::vector<std::string> unmeasured;
+
+  // Behaviour of an entry point; throws std::out_of_range for a name the profile does not list.
+  InsideBehaviour inside(std::string_view entry_point) const;
+  OutsideBehaviour outside(std::string_view entry_point) const;
+  // Same answers in every behavioural cell and the topology (origin and unmeasured are not compared).
+  bool same_behaviour(const DriverProfile& other) const;
+};
+
+class DriverProfileError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+// The entry points every profile lists in both tables: all of the driver table's but the pure
+// error-string lookups.
+const std::vector<std::string>& profiled_entry_points();
+
+// Parses a profile. `source` names it in errors, which read "SOURCE:LINE: message" and name the key.
+DriverProfile parse_driver_profile(std::string_view json_text, const std::string& source);
+DriverProfile load_driver_profile(const std::string& path);
+// Canonical JSON (sorted keys, two-space indent, trailing newline): parse(to_json(p)) == p.
+std::string to_json(const DriverProfile& profile);
+
+const char* to_string(InsideBehaviour behaviour);
+const char* to_string(OutsideBehaviour behaviour);
+const char* to_string(CallbackThreadScope scope);
+
+}  // namespace gilsan

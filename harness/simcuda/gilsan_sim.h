@@ -1,0 +1,68 @@
+/* The simulated CUDA driver's own entry points, beside the driver API it exports.
+ *
+ * libgilsan_simcuda.so exports real driver-API symbols (cuInit, cuGetProcAddress_v2, ...) so the same
+ * code runs on it and on libcuda.so.1. The functions below exist only in the simulated driver; callers
+ * find them with dlsym and must cope with their absence (the real driver).
+ *
+ * Configuration is read at cuInit from the environment:
+ *   GILSAN_SIM_PROFILE  path of a driver profile (JSON, docs/driver-profile.md); default: the profile
+ *                       compiled in (profiles/h200-580.159.04.json)
+ *   GILSAN_SIM_DEVICES  number of devices, 1..8 (default 1)
+ */
+#ifndef GILSAN_SIM_H
+#define GILSAN_SIM_H
+
+#include <cuda.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Enqueues device work that keeps `stream` busy for `microseconds`: the simulated counterpart of a
+ * spin kernel on a real GPU. */
+CUresult gilsanSimLaunchWork(CUstream stream, unsigned long long microseconds);
+
+/* How many calls reached an entry point the simulated driver does not model (each returned
+ * CUDA_ERROR_NOT_SUPPORTED). */
+unsigned long long gilsanSimUnsupportedCalls(void);
+
+/* The path of the profile in use, or "builtin:<name>" for the compiled-in one. */
+const char* gilsanSimProfileSource(void);
+
+/* Observer hooks: called synchronously on the thread concerned. Used by gilsan's checkers and its
+ * board. Hooks must not call back into the driver and must not block. */
+typedef struct GilsanSimApiCall {
+  const char* entry_point; /* as cuda.h spells it without a version suffix, e.g. "cuMemAlloc" */
+  CUcontext context;       /* the context the call acts on, when known */
+  CUstream stream;         /* the stream argument, when the call has one */
+  CUevent event;           /* the event argument, when the call has one */
+} GilsanSimApiCall;
+
+typedef struct GilsanSimHostFunction {
+  unsigned long long id;   /* unique per enqueued host function (a graph node: per launch) */
+  CUcontext context;
+  CUstream stream;         /* NULL for a host node of a graph launched on a stream: then the launch stream */
+  CUhostFn fn;
+  void* user_data;
+} GilsanSimHostFunction;
+
+#define GILSAN_SIM_OBSERVER_ABI 1
+
+typedef struct GilsanSimObserver {
+  unsigned int abi_version; /* GILSAN_SIM_OBSERVER_ABI */
+  void* user;
+  void (*api_enter)(void* user, const GilsanSimApiCall* call);
+  void (*api_exit)(void* user, const GilsanSimApiCall* call, CUresult result);
+  void (*host_function_begin)(void* user, const GilsanSimHostFunction* host_function);
+  void (*host_function_end)(void* user, const GilsanSimHostFunction* host_function);
+} GilsanSimObserver;
+
+/* Installs `observer` (copied), or removes it with NULL. Returns CUDA_ERROR_INVALID_VALUE for an
+ * unknown abi_version. */
+CUresult gilsanSimSetObserver(const GilsanSimObserver* observer);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* GILSAN_SIM_H */
