@@ -3,6 +3,7 @@
 #include <dlfcn.h>
 
 #include <atomic>
+#include <string_view>
 
 namespace gilsan {
 namespace {
@@ -20,6 +21,14 @@ struct MissingEntryPoint<CUresult(CUDAAPI*)(Args...)> {
     return CUDA_ERROR_NOT_SUPPORTED;
   }
 };
+
+// cuda.h keeps declaring the first version of these entry points, while the driver answers a
+// request at CUDA_VERSION with a later one of a different signature (measured on 580.159.04:
+// cuStreamGetCtx at 13000 returned cuStreamGetCtx_v2 and crashed when called with the old arguments).
+int requested_version(std::string_view name) {
+  if (name == "cuStreamGetCtx" || name == "cuCtxSynchronize" || name == "cuCtxGetDevice") return 12000;
+  return CUDA_VERSION;
+}
 
 using GetProcAddressFn = CUresult(CUDAAPI*)(const char*, void**, int, cuuint64_t,
                                              CUdriverProcAddressQueryResult*);
@@ -47,7 +56,7 @@ std::unique_ptr<DriverTable> DriverTable::load(const std::string& path) {
     using Fn = std::remove_reference_t<decltype(member)>;
     void* fn = nullptr;
     CUdriverProcAddressQueryResult status = CU_GET_PROC_ADDRESS_SYMBOL_NOT_FOUND;
-    CUresult rc = get_proc(name, &fn, CUDA_VERSION, CU_GET_PROC_ADDRESS_DEFAULT, &status);
+    CUresult rc = get_proc(name, &fn, requested_version(name), CU_GET_PROC_ADDRESS_DEFAULT, &status);
     if (rc == CUDA_SUCCESS && status == CU_GET_PROC_ADDRESS_SUCCESS && fn != nullptr) {
       member = reinterpret_cast<Fn>(fn);
     } else {

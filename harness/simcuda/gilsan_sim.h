@@ -26,8 +26,12 @@ CUresult gilsanSimLaunchWork(CUstream stream, unsigned long long microseconds);
  * CUDA_ERROR_NOT_SUPPORTED). */
 unsigned long long gilsanSimUnsupportedCalls(void);
 
-/* The path of the profile in use, or "builtin:<name>" for the compiled-in one. */
+/* The path of the profile in use, or "builtin:<name>" for the compiled-in one ("" before cuInit). */
 const char* gilsanSimProfileSource(void);
+
+/* Why cuInit failed (CUDA_ERROR_INVALID_VALUE): a malformed profile ("FILE:LINE: message naming the
+ * key") or a bad GILSAN_SIM_DEVICES; "" when it did not fail. The same text went to stderr once. */
+const char* gilsanSimLastError(void);
 
 /* Observer hooks: called synchronously on the thread concerned. Used by gilsan's checkers and its
  * board. Hooks must not call back into the driver and must not block. */
@@ -42,7 +46,7 @@ typedef struct GilsanSimHostFunction {
   unsigned long long id;   /* unique per enqueued host function (a graph node: per launch) */
   CUcontext context;
   CUstream stream;         /* NULL for a host node of a graph launched on a stream: then the launch stream */
-  CUhostFn fn;
+  CUhostFn fn;             /* NULL for a cuStreamAddCallback callback */
   void* user_data;
 } GilsanSimHostFunction;
 

@@ -1,0 +1,25 @@
+#include "checkers/core/handles.h"
+
+#include <cstdio>
+
+namespace gilsan::checkers {
+
+std::string_view to_string(HostFunctionKind kind) {
+  switch (kind) {
+    case HostFunctionKind::python:
+      return "python";
+    case HostFunctionKind::ctypes:
+      return "ctypes";
+    case HostFunctionKind::native:
+      return "native";
+  }
+  return "native";
+}
+
+std::string hex(std::uint64_t value) {
+  char text[2 + 16 + 1];
+  std::snprintf(text, sizeof text, "0x%llx", static_cast<unsigned long long>(value));
+  return text;
+}
+
+}  // namespace gilsan::checkers

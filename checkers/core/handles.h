@@ -1,0 +1,48 @@
+// The vocabulary every event and report shares: threads, driver handles, stacks, host-function
+// kinds.
+//
+// Driver handles (CUcontext, CUstream, CUevent) travel as integers so that the core needs no CUDA
+// header and can be fed by any source: the reference module, the simulated driver, CUPTI.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace gilsan::checkers {
+
+using ThreadId = std::uint64_t;  // the OS thread id (gettid), as the board and the watchdog use
+using Handle = std::uint64_t;    // a CUcontext, CUstream or CUevent as an integer
+using Stack = std::vector<std::string>;  // innermost frame first, already symbolized by the source
+
+enum class HostFunctionKind {
+  python,  // a Python callable run by a trampoline that takes the GIL
+  ctypes,  // a ctypes function pointer: native code, or a CFUNCTYPE that takes the GIL inside
+           // ctypes
+  native,  // a plain C function: never takes the GIL on its own
+};
+
+std::string_view to_string(HostFunctionKind kind);
+
+// "0x1f": handles are shown and written (JSON included) in hex, as debuggers show pointers.
+std::string hex(std::uint64_t value);
+
+// One host function as its source knows it: what will run, who launched it, where.
+struct HostFunction {
+  // The source's identity for the callable it keeps alive (e.g. the module's record address).
+  // 0 means unknown: the host-function-lifetime checker then does not follow it.
+  std::uint64_t id = 0;
+  HostFunctionKind kind = HostFunctionKind::native;
+  std::string implementation;  // who launched it: "gilsan", "cupy", "cuda.core", "numba-cuda", ...
+  std::string callable;        // what runs, for people: "on_done at scenario.py:14"
+  Handle context = 0;          // 0: unknown
+  std::optional<Handle> stream;  // nullopt: unknown (a graph host node whose launch was not seen)
+};
+
+// The driver's codes the core needs to name; everything else is passed through as a number.
+inline constexpr int kCudaSuccess = 0;
+inline constexpr int kCudaErrorNotPermitted = 800;
+
+}  // namespace gilsan::checkers

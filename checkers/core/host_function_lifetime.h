@@ -1,0 +1,62 @@
+// HostFunctionLifetime: follows each callable a source keeps alive for the driver
+// (HostFunction::id) and finds the two lifetime bugs of a host_launch implementation:
+// - released before its last run: the source let go of the callable while runs were still enqueued,
+//   running, or possible (a live graph holds it); the driver would call freed memory;
+// - kept after its graph is gone: every graph holding it is destroyed, yet the source never
+// released
+//   it (a leak; found at the end of the run).
+// A run of a callable released before that run is reported too. Not thread-safe.
+#pragma once
+
+#include <cstdint>
+#include <deque>
+#include <optional>
+#include <string>
+#include <unordered_map>
+#include <unordered_set>
+#include <vector>
+
+#include "checkers/core/handles.h"
+
+namespace gilsan::checkers {
+
+class HostFunctionLifetime {
+ public:
+  struct Finding {
+    HostFunction host_function;
+    std::string message;
+  };
+
+  void enqueued(const HostFunction& host_function);
+  std::optional<Finding> began(const HostFunction& host_function);
+  void ended(std::uint64_t id);
+  // `abandoned_runs`: the source knows the driver will never run what is still enqueued (a sticky
+  // error), so releasing now is right.
+  std::optional<Finding> released(std::uint64_t id, bool abandoned_runs);
+  void graph_holds(std::uint64_t graph, const HostFunction& host_function);
+  void graph_destroyed(std::uint64_t graph);
+  std::vector<Finding> at_finish() const;
+
+ private:
+  struct Callable {
+    HostFunction last_seen;
+    int pending_runs = 0;
+    int running = 0;
+    bool released = false;
+    bool reported = false;  // one finding per callable is enough
+    bool was_in_graph = false;
+    std::unordered_set<std::uint64_t> live_graphs;
+  };
+
+  Callable& fresh(std::uint64_t id);
+  void forget_if_done(std::uint64_t id);
+
+  std::unordered_map<std::uint64_t, Callable> callables_;
+  std::unordered_map<std::uint64_t, std::vector<std::uint64_t>> graph_callables_;
+  // Ids released with nothing outstanding, kept for a while to recognize a run after release.
+  static constexpr std::size_t kRememberReleased = 4096;
+  std::deque<std::uint64_t> released_order_;
+  std::unordered_set<std::uint64_t> recently_released_;
+};
+
+}  // namespace gilsan::checkers

@@ -1,0 +1,43 @@
+#include "checkers/core/report_sink.h"
+
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+
+#include "checkers/core/report_json.h"
+#include "checkers/core/report_text.h"
+
+namespace gilsan::checkers {
+
+void TextSink::on_report(const Report& report) { out_ << render_text(report) << std::flush; }
+
+void TextSink::on_finish(const RunSummary& summary) { out_ << render_text(summary) << std::flush; }
+
+void JsonFileSink::on_report(const Report& report) {
+  reports_.push_back(report);
+  write(nullptr);
+}
+
+void JsonFileSink::on_finish(const RunSummary& summary) {
+  reports_ = summary.reports;
+  write(&summary);
+}
+
+void JsonFileSink::write(const RunSummary* finished) {
+  const std::string text = render_json(reports_, finished);
+  const std::string temporary = path_ + ".tmp";
+  std::FILE* file = std::fopen(temporary.c_str(), "w");
+  if (!file) {
+    throw ReportWriteError("report_path " + path_ + ": cannot create " + temporary + ": " +
+                           std::strerror(errno));
+  }
+  const bool written = std::fwrite(text.data(), 1, text.size(), file) == text.size();
+  const bool closed = std::fclose(file) == 0;
+  if (!written || !closed || std::rename(temporary.c_str(), path_.c_str()) != 0) {
+    const int error = errno;
+    std::remove(temporary.c_str());
+    throw ReportWriteError("report_path " + path_ + ": cannot write: " + std::strerror(error));
+  }
+}
+
+}  // namespace gilsan::checkers

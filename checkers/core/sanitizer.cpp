@@ -1,0 +1,181 @@
+#include "checkers/core/sanitizer.h"
+
+#include "checkers/core/sanitizer_model.h"
+
+namespace gilsan::checkers {
+
+SanitizerConfig config_from_options(std::string_view options_text, const Options& defaults,
+                                    DriverBehaviour driver, std::ostream& text_out) {
+  SanitizerConfig config;
+  config.options = parse_options(options_text, defaults);
+  config.driver = std::move(driver);
+  if (!config.options.suppressions.empty()) {
+    config.suppressions = Suppressions::load(config.options.suppressions);
+  }
+  // The JSON sink first: at the end the text sink then also shows whether the file was written.
+  if (!config.options.report_path.empty()) {
+    config.sinks.push_back(std::make_shared<JsonFileSink>(config.options.report_path));
+  }
+  config.sinks.push_back(std::make_shared<TextSink>(text_out));
+  return config;
+}
+
+Sanitizer::Sanitizer(SanitizerConfig config)
+    : options_(std::move(config.options)),
+      suppressions_(std::move(config.suppressions)),
+      sinks_(std::move(config.sinks)),
+      halt_(std::move(config.halt)),
+      model_(std::make_unique<SanitizerModel>(options_, std::move(config.driver))) {}
+
+Sanitizer::~Sanitizer() = default;
+
+template <typename Handler>
+void Sanitizer::handle(Handler&& handler) {
+  std::vector<Report> fresh;
+  bool halt_now = false;
+  {
+    std::lock_guard lock(state_mutex_);
+    if (summary_) {
+      ++events_after_finish_;
+      return;
+    }
+    handler(*model_, fresh);
+    std::erase_if(fresh, [this](const Report& report) {
+      const bool suppressed = suppressions_.match(report) != nullptr;
+      suppressed_ += suppressed ? 1 : 0;
+      return suppressed;
+    });
+    reports_.insert(reports_.end(), fresh.begin(), fresh.end());
+    if (!fresh.empty() && options_.halt_on_error && halt_ && !halted_) {
+      halted_ = true;
+      halt_now = true;
+    }
+  }
+  // Sinks run without the state lock, so that other threads' events are not held up by output.
+  if (!fresh.empty()) deliver(fresh);
+  if (halt_now) halt_(options_.exitcode);
+}
+
+void Sanitizer::deliver(const std::vector<Report>& reports) {
+  std::lock_guard lock(delivery_mutex_);
+  for (const auto& sink : sinks_) {
+    for (const Report& report : reports) {
+      try {
+        sink->on_report(report);
+      } catch (const std::exception& error) {
+        sink_errors_.push_back(error.what());
+      }
+    }
+  }
+}
+
+void Sanitizer::name_thread(ThreadId thread, std::string name) {
+  handle([&](SanitizerModel& model, auto&) { model.name_thread(thread, std::move(name)); });
+}
+void Sanitizer::thread_exited(ThreadId thread) {
+  handle([&](SanitizerModel& model, auto&) { model.thread_exited(thread); });
+}
+void Sanitizer::driver_call_enter(const DriverCallEnter& event) {
+  handle([&](SanitizerModel& model, auto& out) { model.driver_call_enter(event, out); });
+}
+void Sanitizer::driver_call_exit(const DriverCallExit& event) {
+  handle([&](SanitizerModel& model, auto& out) { model.driver_call_exit(event, out); });
+}
+void Sanitizer::host_function_enqueued(const HostFunctionEnqueued& event) {
+  handle([&](SanitizerModel& model, auto&) { model.host_function_enqueued(event); });
+}
+void Sanitizer::host_function_begin(const HostFunctionBegin& event) {
+  handle([&](SanitizerModel& model, auto& out) { model.host_function_begin(event, out); });
+}
+void Sanitizer::host_function_end(ThreadId thread) {
+  handle([&](SanitizerModel& model, auto& out) { model.host_function_end(thread, out); });
+}
+void Sanitizer::gil_acquire_begin(ThreadId thread, const Stack& stack) {
+  handle([&](SanitizerModel& model, auto& out) { model.gil_acquire_begin(thread, stack, out); });
+}
+void Sanitizer::gil_acquired(ThreadId thread) {
+  handle([&](SanitizerModel& model, auto& out) { model.gil_acquired(thread, out); });
+}
+void Sanitizer::gil_released(ThreadId thread) {
+  handle([&](SanitizerModel& model, auto&) { model.gil_released(thread); });
+}
+void Sanitizer::lock_acquire(const LockAcquire& event) {
+  handle([&](SanitizerModel& model, auto& out) { model.lock_acquire(event, out); });
+}
+void Sanitizer::lock_release(ThreadId thread, std::uint64_t lock) {
+  handle([&](SanitizerModel& model, auto&) { model.lock_release(thread, lock); });
+}
+void Sanitizer::lock_destroyed(std::uint64_t lock) {
+  handle([&](SanitizerModel& model, auto&) { model.lock_destroyed(lock); });
+}
+void Sanitizer::stream_destroyed(Handle context, Handle stream) {
+  handle([&](SanitizerModel& model, auto&) { model.stream_destroyed(context, stream); });
+}
+void Sanitizer::context_destroyed(Handle context) {
+  handle([&](SanitizerModel& model, auto&) { model.context_destroyed(context); });
+}
+void Sanitizer::interpreter_finalization_began() {
+  handle([&](SanitizerModel& model, auto&) { model.interpreter_finalization_began(); });
+}
+void Sanitizer::unraisable_in_host_function(const UnraisableInHostFunction& event) {
+  handle([&](SanitizerModel& model, auto& out) { model.unraisable_in_host_function(event, out); });
+}
+void Sanitizer::callable_released(const CallableReleased& event) {
+  handle([&](SanitizerModel& model, auto& out) { model.callable_released(event, out); });
+}
+void Sanitizer::graph_holds_callable(std::uint64_t graph, const HostFunction& host_function) {
+  handle([&](SanitizerModel& model, auto&) { model.graph_holds_callable(graph, host_function); });
+}
+void Sanitizer::graph_destroyed(std::uint64_t graph) {
+  handle([&](SanitizerModel& model, auto&) { model.graph_destroyed(graph); });
+}
+
+RunSummary Sanitizer::finish() {
+  std::lock_guard finishing(finish_mutex_);
+  {
+    std::lock_guard lock(state_mutex_);
+    if (summary_) {
+      RunSummary again = *summary_;
+      again.ignored_events += events_after_finish_;
+      return again;
+    }
+  }
+  // The last findings go through the usual path (suppressions, sinks, halt) before the summary.
+  handle([&](SanitizerModel& model, auto& out) { model.finish(out); });
+  RunSummary summary;
+  {
+    std::lock_guard lock(state_mutex_);
+    summary.reports = reports_;
+    summary.suppressed = suppressed_;
+    summary.unused_suppressions = suppressions_.unused();
+    summary.ignored_events = model_->ignored_events();
+    summary.exit_code = reports_.empty() ? 0 : options_.exitcode;
+  }
+  {
+    std::lock_guard lock(delivery_mutex_);
+    for (const auto& sink : sinks_) {
+      summary.sink_errors = sink_errors_;  // each sink sees the failures of the sinks before it
+      try {
+        sink->on_finish(summary);
+      } catch (const std::exception& error) {
+        sink_errors_.push_back(error.what());
+      }
+    }
+    summary.sink_errors = sink_errors_;
+  }
+  std::lock_guard lock(state_mutex_);
+  summary_ = summary;
+  return summary;
+}
+
+int Sanitizer::exit_code() const {
+  std::lock_guard lock(state_mutex_);
+  return reports_.empty() ? 0 : options_.exitcode;
+}
+
+std::vector<Report> Sanitizer::reports() const {
+  std::lock_guard lock(state_mutex_);
+  return reports_;
+}
+
+}  // namespace gilsan::checkers

@@ -1,0 +1,117 @@
+// Sanitizer: the thread-safe entry point of the sanitizer core. Event sources (the reference
+// module, the simulated driver's observer hooks, the CUPTI injection library) call its event
+// methods from any thread; it keeps the lock-order graph, runs the checkers, filters reports
+// through the suppressions and hands them to its sinks. docs/sanitizer.md describes the model and
+// every event.
+//
+// Event methods never call back into the source, the driver or the interpreter, and throw nothing
+// but std::bad_alloc (and whatever the front end's own `halt` throws); a sink that fails is
+// recorded in RunSummary::sink_errors instead.
+#pragma once
+
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "checkers/core/events.h"
+#include "checkers/core/options.h"
+#include "checkers/core/report.h"
+#include "checkers/core/report_sink.h"
+#include "checkers/core/suppressions.h"
+
+namespace gilsan::checkers {
+
+class SanitizerModel;
+
+struct SanitizerConfig {
+  Options options;
+  DriverBehaviour driver;
+  Suppressions suppressions;
+  std::vector<std::shared_ptr<ReportSink>> sinks;
+  // With halt_on_error, called once, after the first unsuppressed report has reached the sinks and
+  // outside every lock, with options.exitcode. The front end decides what halting means (_exit in
+  // the injected library, an exception in a test); the core never exits the process itself.
+  std::function<void(int exit_code)> halt;
+};
+
+// The usual front-end setup: options parsed from `options_text` over `defaults`, the suppression
+// file they name loaded, a TextSink on `text_out`, and a JsonFileSink when report_path is set.
+// Throws OptionsError or SuppressionError.
+SanitizerConfig config_from_options(std::string_view options_text, const Options& defaults,
+                                    DriverBehaviour driver, std::ostream& text_out);
+
+class Sanitizer {
+ public:
+  explicit Sanitizer(SanitizerConfig config);
+  ~Sanitizer();
+  Sanitizer(const Sanitizer&) = delete;
+  Sanitizer& operator=(const Sanitizer&) = delete;
+
+  // Threads.
+  void name_thread(ThreadId thread, std::string name);  // "main", "worker-2": shown in reports
+  void thread_exited(ThreadId thread);                  // forget it: the OS may reuse its id
+
+  // Driver calls, as every source sees them.
+  void driver_call_enter(const DriverCallEnter& event);
+  void driver_call_exit(const DriverCallExit& event);
+
+  // Host functions: enqueued on a stream, then run by the driver's callback thread.
+  void host_function_enqueued(const HostFunctionEnqueued& event);
+  void host_function_begin(const HostFunctionBegin& event);
+  void host_function_end(ThreadId thread);
+
+  // The GIL, from trampolines we control. Re-entrant: a thread that holds it may acquire it again.
+  void gil_acquire_begin(ThreadId thread, const Stack& stack = {});
+  void gil_acquired(ThreadId thread);
+  void gil_released(ThreadId thread);
+
+  // User locks, where the source can see them.
+  void lock_acquire(const LockAcquire& event);
+  void lock_release(ThreadId thread, std::uint64_t lock);
+  void lock_destroyed(std::uint64_t lock);  // its id may be reused by a new lock
+
+  // Driver objects that went away: a new one with the same handle starts with no history.
+  void stream_destroyed(Handle context, Handle stream);
+  void context_destroyed(Handle context);
+
+  // The interpreter, and the callables the source keeps alive for the driver.
+  void interpreter_finalization_began();
+  void unraisable_in_host_function(const UnraisableInHostFunction& event);
+  void callable_released(const CallableReleased& event);
+  void graph_holds_callable(std::uint64_t graph, const HostFunction& host_function);
+  void graph_destroyed(std::uint64_t graph);
+
+  // The end of the run: last findings, then every sink's on_finish. Later calls return the same
+  // summary and deliver nothing; events after it are counted as ignored.
+  RunSummary finish();
+  // What the process should exit with: 0, or options.exitcode when there were unsuppressed reports.
+  int exit_code() const;
+  std::vector<Report> reports() const;  // the unsuppressed reports so far
+
+ private:
+  template <typename Handler>
+  void handle(Handler&& handler);
+  void deliver(const std::vector<Report>& reports);
+
+  const Options options_;
+  Suppressions suppressions_;
+  std::vector<std::shared_ptr<ReportSink>> sinks_;
+  std::function<void(int)> halt_;
+
+  std::mutex finish_mutex_;         // one finish() at a time; taken before the others
+  mutable std::mutex state_mutex_;  // guards everything below down to delivery_mutex_
+  std::unique_ptr<SanitizerModel> model_;
+  std::vector<Report> reports_;
+  std::size_t suppressed_ = 0;
+  std::size_t events_after_finish_ = 0;
+  std::optional<RunSummary> summary_;
+  bool halted_ = false;
+
+  std::mutex delivery_mutex_;  // one sink call at a time; never held with state_mutex_
+  std::vector<std::string> sink_errors_;
+};
+
+}  // namespace gilsan::checkers

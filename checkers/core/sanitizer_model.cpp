@@ -1,0 +1,307 @@
+// The lock-order half of SanitizerModel: what each event holds, waits for and releases.
+// The findings half (reports, lifetime, finish) is in sanitizer_findings.cpp.
+#include "checkers/core/sanitizer_model.h"
+
+#include <algorithm>
+
+namespace gilsan::checkers {
+namespace {
+
+void hold(ThreadState& state, NodeId node) {
+  if (HeldLock* held = state.find(node)) {
+    ++held->depth;
+  } else {
+    state.held.push_back({node, 1});
+  }
+}
+
+void unhold(ThreadState& state, NodeId node) {
+  if (HeldLock* held = state.find(node); held && --held->depth == 0) state.drop(node);
+}
+
+bool contains(const std::vector<NodeId>& nodes, NodeId node) {
+  return std::find(nodes.begin(), nodes.end(), node) != nodes.end();
+}
+
+}  // namespace
+
+SanitizerModel::SanitizerModel(const Options& options, DriverBehaviour behaviour)
+    : options_(options),
+      behaviour_(std::move(behaviour)),
+      gil_(graph_.node_for(PseudoLock::gil())) {}
+
+void SanitizerModel::name_thread(ThreadId id, std::string name) {
+  thread(id).name = std::move(name);
+}
+
+void SanitizerModel::thread_exited(ThreadId id) { threads_.erase(id); }
+
+ThreadInfo SanitizerModel::snapshot(ThreadId id, const ThreadState& state) const {
+  ThreadInfo info{.id = id, .name = state.name, .host_function = std::nullopt};
+  if (const HostFunction* running = state.current_host_function()) info.host_function = *running;
+  return info;
+}
+
+std::vector<NodeId> SanitizerModel::held_nodes(const ThreadState& state) const {
+  std::vector<NodeId> nodes;
+  nodes.reserve(state.held.size());
+  for (const HeldLock& held : state.held) nodes.push_back(held.node);
+  return nodes;
+}
+
+void SanitizerModel::wait_for(ThreadId id, const ThreadState& state,
+                              const std::vector<NodeId>& holders, NodeId target, WaitKind wait,
+                              const std::optional<CallInfo>& call, const Stack& stack, Out& out) {
+  std::optional<EdgeEvidence> evidence;  // built once, and only if an edge is new
+  auto record = [&](NodeId from) {
+    if (graph_.find_edge(from, target)) return;
+    if (!evidence) evidence = EdgeEvidence{snapshot(id, state), wait, call, stack};
+    const EdgeId edge = graph_.add_edge(from, target);
+    evidence_.push_back(*evidence);
+    report_cycle_through(edge, from, target, out);
+  };
+  if (contains(holders, target)) {
+    // Waiting for a completion one is part of can never end (a host function syncing its own
+    // stream): a cycle of one. For the GIL, a user lock or the host-function lock, holding it means
+    // re-entry, which does not wait. Edges from the other holders would only restate the same wait.
+    if (graph_.lock(target).is_completion()) record(target);
+    return;
+  }
+  for (NodeId from : holders) record(from);
+}
+
+void SanitizerModel::driver_call_enter(const DriverCallEnter& event, Out& out) {
+  ThreadState& state = thread(event.thread);
+  const CallInfo call{.entry_point = std::string(event.entry_point),
+                      .context = event.context,
+                      .stream = event.stream,
+                      .event = event.event};
+  state.calls.push_back({call, event.stack});
+
+  if (!state.host_functions.empty() && behaviour_.refused_in_host_function &&
+      behaviour_.refused_in_host_function(event.entry_point)) {
+    return;  // the driver answers NOT_PERMITTED at once: nothing is waited for
+  }
+  const bool blocked_while_host_function_runs =
+      behaviour_.blocks_while_host_function_runs &&
+      behaviour_.blocks_while_host_function_runs(event.entry_point);
+
+  // The call's own GIL state wins over what the GIL events said: a binding may release the GIL
+  // around the call (Py_BEGIN_ALLOW_THREADS), or hold it where no trampoline of ours saw it taken.
+  std::vector<NodeId> holders = held_nodes(state);
+  const bool holds_gil = event.holds_gil.value_or(state.find(gil_) != nullptr);
+  if (!holds_gil) std::erase(holders, gil_);
+  if (holds_gil && !contains(holders, gil_)) holders.push_back(gil_);
+
+  std::vector<NodeId> waited_streams;
+  for (Handle stream : event.waits.streams) {
+    const NodeId node = graph_.node_for(PseudoLock::stream_completion(event.context, stream));
+    waited_streams.push_back(node);
+    wait_for(event.thread, state, holders, node, WaitKind::driver_wait, call, event.stack, out);
+  }
+  if (event.waits.whole_context && event.context != 0) {
+    const NodeId node = graph_.node_for(PseudoLock::context_completion(event.context));
+    wait_for(event.thread, state, holders, node, WaitKind::driver_wait, call, event.stack, out);
+  }
+  if (blocked_while_host_function_runs && event.context != 0) {
+    const NodeId lock = graph_.node_for(PseudoLock::host_function_lock(event.context));
+    // The callback thread itself is not blocked by the lock its own host function holds.
+    if (!state.find(lock)) {
+      wait_for(event.thread, state, holders, lock, WaitKind::driver_blocked, call, event.stack,
+               out);
+    }
+  }
+  if (holds_gil && (!event.waits.empty() || blocked_while_host_function_runs)) {
+    report_gil_held_blocking_call(event, state, waited_streams, blocked_while_host_function_runs,
+                                  out);
+  }
+}
+
+void SanitizerModel::driver_call_exit(const DriverCallExit& event, Out& out) {
+  ThreadState& state = thread(event.thread);
+  auto call = std::find_if(state.calls.rbegin(), state.calls.rend(), [&](const ActiveCall& active) {
+    return active.call.entry_point == event.entry_point;
+  });
+  if (call == state.calls.rend()) {
+    ++ignored_events_;
+    return;
+  }
+  ActiveCall done = std::move(*call);
+  state.calls.erase(std::next(call).base());
+  done.call.result = event.result;
+  done.call.result_name = std::string(event.result_name);
+  done.call.returned = true;
+  if (!state.host_functions.empty()) report_host_function_call(event.thread, state, done, out);
+}
+
+void SanitizerModel::host_function_enqueued(const HostFunctionEnqueued& event) {
+  const HostFunction& host_function = event.host_function;
+  if (host_function.stream) {
+    auto& pending = pending_[graph_.node_for(
+        PseudoLock::stream_completion(host_function.context, *host_function.stream))];
+    if (pending.size() < kPendingShown) pending.push_back(host_function);
+  }
+  if (options_.is_enabled(Checker::host_function_lifetime)) lifetime_.enqueued(host_function);
+}
+
+void SanitizerModel::host_function_begin(const HostFunctionBegin& event, Out& out) {
+  ThreadState& state = thread(event.thread);
+  const HostFunction& host_function = event.host_function;
+  const Handle context = host_function.context;
+  report_host_function_start(event, state, out);
+
+  // The completions this host function is part of: nobody waits to take them (no edges into them);
+  // whoever waits for them waits for this host function.
+  std::vector<NodeId> holds;
+  if (host_function.stream) {
+    const NodeId stream =
+        graph_.node_for(PseudoLock::stream_completion(context, *host_function.stream));
+    forget_pending(stream, host_function);
+    holds.push_back(stream);
+  }
+  if (context != 0) holds.push_back(graph_.node_for(PseudoLock::context_completion(context)));
+  for (NodeId node : holds) hold(state, node);
+  const int gil_depth = state.find(gil_) ? state.find(gil_)->depth : 0;
+  state.host_functions.push_back({host_function, {}, gil_depth});
+
+  if (context != 0) {
+    // It runs only once the context's callback thread is free: its completions wait for that.
+    const NodeId callback_thread = graph_.node_for(PseudoLock::callback_thread(context));
+    wait_for(event.thread, state, holds, callback_thread, WaitKind::callback_thread, std::nullopt,
+             event.stack, out);
+    hold(state, callback_thread);
+    holds.push_back(callback_thread);
+    // The driver holds this while the host function runs; taking it does not wait.
+    const NodeId lock = graph_.node_for(PseudoLock::host_function_lock(context));
+    hold(state, lock);
+    holds.push_back(lock);
+  }
+  state.host_functions.back().holds = std::move(holds);
+  // A Python host function's trampoline takes the GIL first thing, whether or not the source can
+  // show it (CuPy's `with gil`). After finalization began it must not (host-function-after-
+  // finalization says so), and the reference module does not.
+  if (host_function.kind == HostFunctionKind::python && !finalizing_) {
+    take_gil(event.thread, state, event.stack, out);
+  }
+}
+
+void SanitizerModel::host_function_end(ThreadId id, Out&) {
+  ThreadState& state = thread(id);
+  if (state.host_functions.empty()) {
+    ++ignored_events_;
+    return;
+  }
+  const ActiveHostFunction ended = std::move(state.host_functions.back());
+  state.host_functions.pop_back();
+  for (NodeId node : ended.holds) unhold(state, node);
+  // Whatever GIL the host function took is given back when it returns to the driver.
+  if (ended.gil_depth_before == 0) {
+    state.drop(gil_);
+  } else if (HeldLock* gil = state.find(gil_)) {
+    gil->depth = ended.gil_depth_before;
+  }
+  if (options_.is_enabled(Checker::host_function_lifetime)) lifetime_.ended(ended.host_function.id);
+}
+
+void SanitizerModel::take_gil(ThreadId id, ThreadState& state, const Stack& stack, Out& out) {
+  if (HeldLock* gil = state.find(gil_)) {
+    ++gil->depth;  // re-entrant: PyGILState_Ensure on a thread that has it does not wait
+    return;
+  }
+  wait_for(id, state, held_nodes(state), gil_, WaitKind::gil, std::nullopt, stack, out);
+  state.held.push_back({gil_, 1});
+}
+
+void SanitizerModel::gil_acquire_begin(ThreadId id, const Stack& stack, Out& out) {
+  ThreadState& state = thread(id);
+  if (state.find(gil_)) return;  // re-entrant; gil_acquired counts the depth
+  if (finalizing_ && !state.host_functions.empty())
+    report_gil_after_finalization(id, state, stack, out);
+  wait_for(id, state, held_nodes(state), gil_, WaitKind::gil, std::nullopt, stack, out);
+  state.waiting_for_gil = true;
+}
+
+void SanitizerModel::gil_acquired(ThreadId id, Out& out) {
+  ThreadState& state = thread(id);
+  if (HeldLock* gil = state.find(gil_)) {
+    ++gil->depth;
+  } else {
+    // Acquired without an acquire_begin: it still waited, so draw the edges now.
+    if (!state.waiting_for_gil)
+      wait_for(id, state, held_nodes(state), gil_, WaitKind::gil, std::nullopt, {}, out);
+    state.held.push_back({gil_, 1});
+  }
+  state.waiting_for_gil = false;
+}
+
+void SanitizerModel::gil_released(ThreadId id) {
+  ThreadState& state = thread(id);
+  if (!state.find(gil_)) {
+    ++ignored_events_;
+    return;
+  }
+  unhold(state, gil_);
+}
+
+void SanitizerModel::lock_acquire(const LockAcquire& event, Out& out) {
+  ThreadState& state = thread(event.thread);
+  const NodeId lock = graph_.node_for(PseudoLock::user_lock(event.lock, event.name));
+  if (HeldLock* held = state.find(lock)) {
+    ++held->depth;  // an RLock, or a lock this thread already holds
+    return;
+  }
+  if (event.can_block) {
+    std::vector<NodeId> holders = held_nodes(state);
+    if (event.releases_gil_while_waiting) std::erase(holders, gil_);
+    wait_for(event.thread, state, holders, lock, WaitKind::user_lock, std::nullopt, event.stack,
+             out);
+  }
+  state.held.push_back({lock, 1});
+}
+
+void SanitizerModel::lock_release(ThreadId id, std::uint64_t lock) {
+  const PseudoLock identity = PseudoLock::user_lock(lock, "");
+  auto release_from = [&](ThreadState& state) {
+    for (const HeldLock& held : state.held) {
+      if (graph_.lock(held.node) == identity) {
+        unhold(state, held.node);
+        return true;
+      }
+    }
+    return false;
+  };
+  if (release_from(thread(id))) return;
+  // Python locks may be released by a thread other than the one that took them.
+  for (auto& [other, state] : threads_) {
+    if (release_from(state)) return;
+  }
+  ++ignored_events_;
+}
+
+void SanitizerModel::lock_destroyed(std::uint64_t lock) {
+  const PseudoLock identity = PseudoLock::user_lock(lock, "");
+  for (auto& [id, state] : threads_) {
+    std::erase_if(state.held,
+                  [&](const HeldLock& held) { return graph_.lock(held.node) == identity; });
+  }
+  graph_.retire(identity);
+}
+
+void SanitizerModel::stream_destroyed(Handle context, Handle stream) {
+  const PseudoLock completion = PseudoLock::stream_completion(context, stream);
+  if (auto node = graph_.find_node(completion)) pending_.erase(*node);
+  graph_.retire(completion);
+}
+
+void SanitizerModel::context_destroyed(Handle context) {
+  for (Handle per_context_stream : {Handle{0}, Handle{1}, Handle{2}}) {
+    stream_destroyed(context, per_context_stream);
+  }
+  graph_.retire(PseudoLock::callback_thread(context));
+  graph_.retire(PseudoLock::context_completion(context));
+  graph_.retire(PseudoLock::host_function_lock(context));
+}
+
+void SanitizerModel::interpreter_finalization_began() { finalizing_ = true; }
+
+}  // namespace gilsan::checkers

@@ -1,0 +1,98 @@
+// SanitizerModel: turns events into holds and waits, edges of the LockOrderGraph, and findings.
+//
+// This is the sanitizer without its concurrency and its outputs: not thread-safe, no suppressions,
+// no sinks. Every event method appends the reports it makes to `out`; the Sanitizer (sanitizer.h)
+// serializes the calls, filters the reports and delivers them. docs/sanitizer.md explains the
+// model.
+#pragma once
+
+#include <deque>
+#include <unordered_map>
+#include <unordered_set>
+#include <vector>
+
+#include "checkers/core/events.h"
+#include "checkers/core/host_function_lifetime.h"
+#include "checkers/core/lock_order_graph.h"
+#include "checkers/core/options.h"
+#include "checkers/core/report.h"
+#include "checkers/core/thread_state.h"
+
+namespace gilsan::checkers {
+
+class SanitizerModel {
+ public:
+  using Out = std::vector<Report>;
+
+  SanitizerModel(const Options& options, DriverBehaviour behaviour);
+
+  void name_thread(ThreadId thread, std::string name);
+  void thread_exited(ThreadId thread);
+  void driver_call_enter(const DriverCallEnter& event, Out& out);
+  void driver_call_exit(const DriverCallExit& event, Out& out);
+  void host_function_enqueued(const HostFunctionEnqueued& event);
+  void host_function_begin(const HostFunctionBegin& event, Out& out);
+  void host_function_end(ThreadId thread, Out& out);
+  void gil_acquire_begin(ThreadId thread, const Stack& stack, Out& out);
+  void gil_acquired(ThreadId thread, Out& out);
+  void gil_released(ThreadId thread);
+  void lock_acquire(const LockAcquire& event, Out& out);
+  void lock_release(ThreadId thread, std::uint64_t lock);
+  void lock_destroyed(std::uint64_t lock);
+  void stream_destroyed(Handle context, Handle stream);
+  void context_destroyed(Handle context);
+  void interpreter_finalization_began();
+  void unraisable_in_host_function(const UnraisableInHostFunction& event, Out& out);
+  void callable_released(const CallableReleased& event, Out& out);
+  void graph_holds_callable(std::uint64_t graph, const HostFunction& host_function);
+  void graph_destroyed(std::uint64_t graph);
+  // The end of the run: calls still in flight inside host functions, callables kept too long.
+  void finish(Out& out);
+
+  std::size_t ignored_events() const { return ignored_events_; }
+  const LockOrderGraph& graph() const { return graph_; }
+
+ private:
+  ThreadState& thread(ThreadId id) { return threads_[id]; }
+  ThreadInfo snapshot(ThreadId id, const ThreadState& state) const;
+  // `holders` wait for `target`: draws an edge from each of them (first time only) and reports the
+  // cycles the new edges close.
+  void wait_for(ThreadId id, const ThreadState& state, const std::vector<NodeId>& holders,
+                NodeId target, WaitKind wait, const std::optional<CallInfo>& call,
+                const Stack& stack, Out& out);
+  void report_cycle_through(EdgeId edge, NodeId from, NodeId to, Out& out);
+  Report cycle_report(const std::vector<NodeId>& cycle) const;
+  std::vector<NodeId> held_nodes(const ThreadState& state) const;
+  void take_gil(ThreadId id, ThreadState& state, const Stack& stack, Out& out);
+  void release_gil(ThreadState& state);
+  // Appends `report` unless a report with the same key was made before.
+  void emit(Report report, const std::string& key, Out& out);
+  void report_host_function_call(ThreadId id, const ThreadState& state, const ActiveCall& call,
+                                 Out& out);
+  void report_gil_held_blocking_call(const DriverCallEnter& event, const ThreadState& state,
+                                     const std::vector<NodeId>& waited_streams,
+                                     bool blocked_while_host_function_runs, Out& out);
+  // Lifetime and finalization findings at the start of a host function.
+  void report_host_function_start(const HostFunctionBegin& event, const ThreadState& state,
+                                  Out& out);
+  void report_gil_after_finalization(ThreadId id, const ThreadState& state, const Stack& stack,
+                                     Out& out);
+  void forget_pending(NodeId stream_node, const HostFunction& host_function);
+  std::string pending_summary(const std::vector<NodeId>& streams) const;
+
+  const Options& options_;
+  DriverBehaviour behaviour_;
+  LockOrderGraph graph_;
+  NodeId gil_;
+  std::vector<EdgeEvidence> evidence_;  // by EdgeId
+  std::unordered_map<ThreadId, ThreadState> threads_;
+  // Host functions enqueued on a stream and not yet run: what that stream's completion stands for.
+  static constexpr std::size_t kPendingShown = 16;
+  std::unordered_map<NodeId, std::deque<HostFunction>> pending_;
+  HostFunctionLifetime lifetime_;
+  bool finalizing_ = false;
+  std::unordered_set<std::string> reported_keys_;
+  std::size_t ignored_events_ = 0;
+};
+
+}  // namespace gilsan::checkers

@@ -1,0 +1,97 @@
+// The process-wide tables several threads write: pending host functions and event records. Each
+// entry has its own seqlock taken by compare-and-swap; a writer that finds an entry busy moves on
+// (or, at worst, drops its write and counts it in lost_writes) rather than wait.
+#include "harness/board/board_writer.h"
+#include "harness/board/board_writer_state.h"
+
+namespace gilsan::board {
+namespace {
+
+constexpr auto kRelaxed = std::memory_order_relaxed;
+
+std::size_t start_index(std::uint64_t key, std::size_t table_size) {
+  // Fibonacci hashing: handles and ids are often multiples of 8 or 16.
+  return static_cast<std::size_t>((key * 0x9E3779B97F4A7C15ULL) >> 40) % table_size;
+}
+
+bool same_text(const PackedText<4>& stored, const char* text) {
+  PackedText<4> wanted;
+  wanted.store(text);
+  for (std::size_t i = 0; i < std::size(wanted.words); ++i) {
+    if (stored.words[i].load(kRelaxed) != wanted.words[i].load(kRelaxed)) return false;
+  }
+  return true;
+}
+
+}  // namespace
+
+void note_host_function_enqueued(const HostFunctionInfo& info) {
+  Board* mapped = detail::board();
+  if (mapped == nullptr) return;
+  std::uint64_t now = detail::now_ns();
+  std::size_t start = start_index(info.id, kMaxPendingHostFunctions);
+  for (std::size_t probe = 0; probe < kMaxPendingHostFunctions; ++probe) {
+    PendingHostFunctionSlot& entry = mapped->pending[(start + probe) % kMaxPendingHostFunctions];
+    if (entry.used.load(std::memory_order_acquire) != 0) continue;
+    detail::EntryWrite write(entry.seq);
+    if (!write.owns() || entry.used.load(kRelaxed) != 0) continue;
+    HostFunctionSlot& record = entry.info;
+    record.id.store(info.id, detail::kPublish);
+    record.context.store(info.context, detail::kPublish);
+    record.stream.store(info.stream, detail::kPublish);
+    record.kind.store(static_cast<std::uint32_t>(info.kind), detail::kPublish);
+    record.implementation.store(info.implementation);
+    record.description.store(info.description);
+    record.at_ns.store(now, detail::kPublish);
+    entry.used.store(1, detail::kPublish);
+    return;
+  }
+  mapped->header.lost_writes.fetch_add(1, kRelaxed);
+}
+
+void note_host_function_dropped(std::uint64_t id, const char* implementation) {
+  Board* mapped = detail::board();
+  if (mapped == nullptr) return;
+  std::size_t start = start_index(id, kMaxPendingHostFunctions);
+  for (std::size_t probe = 0; probe < kMaxPendingHostFunctions; ++probe) {
+    PendingHostFunctionSlot& entry = mapped->pending[(start + probe) % kMaxPendingHostFunctions];
+    if (entry.used.load(std::memory_order_acquire) == 0 || entry.info.id.load(kRelaxed) != id) continue;
+    detail::EntryWrite write(entry.seq);
+    if (!write.owns()) continue;
+    if (entry.used.load(kRelaxed) != 0 && entry.info.id.load(kRelaxed) == id &&
+        same_text(entry.info.implementation, implementation)) {
+      entry.used.store(0, detail::kPublish);
+      return;
+    }
+  }
+}
+
+void note_event_recorded(std::uint64_t event, std::uint64_t stream, std::uint64_t context) {
+  Board* mapped = detail::board();
+  if (mapped == nullptr || event == 0) return;
+  constexpr std::size_t kProbes = 16;
+  std::size_t start = start_index(event, kMaxEventRecords);
+  EventRecordSlot* target = nullptr;
+  EventRecordSlot* oldest = nullptr;
+  for (std::size_t probe = 0; probe < kProbes && target == nullptr; ++probe) {
+    EventRecordSlot& entry = mapped->events[(start + probe) % kMaxEventRecords];
+    std::uint64_t current = entry.event.load(kRelaxed);
+    if (current == event || current == 0) target = &entry;
+    else if (oldest == nullptr || entry.recorded_ns.load(kRelaxed) < oldest->recorded_ns.load(kRelaxed)) {
+      oldest = &entry;
+    }
+  }
+  // The window is full of other events: the oldest record is the least likely to be waited on.
+  if (target == nullptr) target = oldest;
+  detail::EntryWrite write(target->seq);
+  if (!write.owns()) {
+    mapped->header.lost_writes.fetch_add(1, kRelaxed);
+    return;
+  }
+  target->event.store(event, detail::kPublish);
+  target->stream.store(stream, detail::kPublish);
+  target->context.store(context, detail::kPublish);
+  target->recorded_ns.store(detail::now_ns(), detail::kPublish);
+}
+
+}  // namespace gilsan::board

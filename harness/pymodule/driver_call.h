@@ -1,0 +1,45 @@
+// How the module's Python-facing code calls the driver.
+//
+// Every driver call releases the GIL (Py_BEGIN_ALLOW_THREADS) unless the scenario asks for
+// hold_gil=True, which reproduces a C extension that forgets to. Tests can make the next calls of an
+// entry point fail (gilsan._inject_error) to reach error paths the driver rarely takes.
+#pragma once
+
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+#include <cuda.h>
+
+#include <optional>
+
+namespace gilsan::pymodule {
+
+enum class Gil { Release, Hold };
+
+// The injected result for the next call of `entry_point`, if a test asked for one (and counts it down).
+std::optional<CUresult> take_injected_error(const char* entry_point);
+
+template <typename Call>
+CUresult call_driver(const char* entry_point, Gil gil, Call&& call) {
+  if (std::optional<CUresult> injected = take_injected_error(entry_point)) return *injected;
+  CUresult result = CUDA_SUCCESS;
+  if (gil == Gil::Hold) {
+    result = call();
+  } else {
+    Py_BEGIN_ALLOW_THREADS
+    result = call();
+    Py_END_ALLOW_THREADS
+  }
+  return result;
+}
+
+// GIL held. CUDA_SUCCESS: true. Otherwise sets gilsan.CudaError(name, code, call) and returns false;
+// after a sticky error it first releases the host functions of `context` (null: the calling thread's
+// current context) that the driver will never run.
+bool check_driver(CUresult result, const char* entry_point, CUcontext context = nullptr);
+
+// gilsan._inject_error(entry_point, code, count=1, after=0): after `after` more calls go through, the
+// next `count` calls the module makes to `entry_point` return `code` without reaching the driver.
+// count=0 clears it.
+PyObject* inject_error(PyObject* module, PyObject* args, PyObject* kwargs);
+
+}  // namespace gilsan::pymodule

@@ -1,0 +1,165 @@
+#include "harness/pymodule/host_launch.h"
+
+#include "harness/pymodule/context_object.h"
+#include "harness/pymodule/deferred_release.h"
+#include "harness/pymodule/driver_access.h"
+#include "harness/pymodule/driver_call.h"
+#include "harness/pymodule/graph_lifetime.h"
+#include "harness/pymodule/host_function_argument.h"
+#include "harness/pymodule/host_payload.h"
+#include "harness/pymodule/host_trampolines.h"
+#include "harness/pymodule/interpreter_gate.h"
+#include "harness/pymodule/module_stats.h"
+#include "harness/pymodule/python_ref.h"
+#include "harness/pymodule/stream_object.h"
+#include "harness/pymodule/stream_payload_registry.h"
+
+namespace gilsan::pymodule {
+namespace {
+
+constexpr const char* kWho = "host_launch";
+
+struct LaunchTarget {
+  const DriverTable* table = nullptr;
+  CUstream stream = nullptr;
+  CUcontext context = nullptr;
+};
+
+// Enqueues one of our trampolines with a payload the stream path owns. On failure the payload is
+// released (or, if a sticky-error sweep got to it while the GIL was released, only freed).
+bool enqueue_owned(const LaunchTarget& target, CUhostFn trampoline, HostPayload* payload) {
+  payload->context = target.context;
+  register_stream_payload(payload);
+  host_functions_pending(1);
+  const CUresult result = call_driver("cuLaunchHostFunc", Gil::Release,
+                                      [&] { return target.table->cuLaunchHostFunc(target.stream, trampoline, payload); });
+  if (result == CUDA_SUCCESS) return true;
+  if (claim_stream_payload(payload)) {
+    host_functions_pending(-1);
+    release_payload(payload);
+  } else {
+    free_payload_memory(payload);
+  }
+  return check_driver(result, "cuLaunchHostFunc", target.context);
+}
+
+bool launch_python_on_stream(const LaunchTarget& target, HostFunctionArgument& fn) {
+  HostPayload* payload = new_python_payload(fn.object, fn.args, fn.kwargs, "gilsan.host_launch");
+  if (!enqueue_owned(target, &stream_python_trampoline, payload)) return false;
+  stats().host_functions_enqueued.fetch_add(1);
+  return true;
+}
+
+bool launch_native_on_stream(const LaunchTarget& target, HostFunctionArgument& fn) {
+  const CUresult result = call_driver("cuLaunchHostFunc", Gil::Release, [&] {
+    return target.table->cuLaunchHostFunc(target.stream, fn.function, fn.user_data);
+  });
+  if (!check_driver(result, "cuLaunchHostFunc", target.context)) return false;
+  stats().native_host_functions_enqueued.fetch_add(1);
+  if (!fn.needs_keep_alive()) return true;
+  // Stream order runs the marker after the native function: then its keep-alive may go.
+  HostPayload* payload = new_native_payload(fn.object, fn.user_data_copy.release());
+  payload->context = target.context;
+  register_stream_payload(payload);
+  host_functions_pending(1);
+  const CUresult marker = call_driver("cuLaunchHostFunc", Gil::Release, [&] {
+    return target.table->cuLaunchHostFunc(target.stream, &native_release_marker, payload);
+  });
+  if (marker == CUDA_SUCCESS) return true;
+  // The native function is enqueued and nothing will say when it ran: its keep-alive must live on.
+  if (claim_stream_payload(payload)) {
+    host_functions_pending(-1);
+    stats().releases_leaked.fetch_add(1);
+  }
+  return check_driver(marker, "cuLaunchHostFunc", target.context);
+}
+
+bool launch_into_capture(const LaunchTarget& target, HostFunctionArgument& fn) {
+  CUgraph graph = nullptr;
+  CUstreamCaptureStatus status = CU_STREAM_CAPTURE_STATUS_NONE;
+  if (!check_driver(call_driver("cuStreamGetCaptureInfo", Gil::Release, [&] {
+                      return target.table->cuStreamGetCaptureInfo(target.stream, &status, nullptr, &graph, nullptr,
+                                                                   nullptr, nullptr);
+                    }),
+                    "cuStreamGetCaptureInfo", target.context))
+    return false;
+
+  HostPayload* payload = nullptr;
+  CUhostFn function = fn.function;
+  void* user_data = fn.user_data;
+  if (!fn.native) {
+    payload = new_python_payload(fn.object, fn.args, fn.kwargs, "gilsan.host_launch (captured)");
+    function = &graph_python_trampoline;
+    user_data = payload;
+  } else if (fn.needs_keep_alive()) {
+    payload = new_native_payload(fn.object, fn.user_data_copy.release());
+  }
+  CUuserObject owner = nullptr;
+  if (payload != nullptr && !tie_payload_to_graph_or_raise(graph, payload, target.context, &owner)) return false;
+
+  const CUresult result = call_driver("cuLaunchHostFunc", Gil::Release,
+                                      [&] { return target.table->cuLaunchHostFunc(target.stream, function, user_data); });
+  if (result != CUDA_SUCCESS) {
+    if (owner != nullptr) untie_payload_from_graph(graph, owner);
+    return check_driver(result, "cuLaunchHostFunc", target.context);
+  }
+  if (!fn.native) {
+    note_captured_python_node(graph);
+    stats().graph_host_nodes_added.fetch_add(1);
+  }
+  return true;
+}
+
+// A stream with a context of its own must belong to the calling thread's current context. Where the
+// driver cannot say which context is current (inside a host function) the check is skipped.
+bool check_same_context(const StreamObject& stream, CUcontext stream_context) {
+  const CUcontext current = current_context_if_known();
+  if (stream.context == nullptr || current == nullptr || current == stream_context) return true;
+  PyErr_Format(PyExc_ValueError,
+               "host_launch: stream %p belongs to context %p, but the current context is %p; make the stream's "
+               "context current first (e.g. with gilsan.Context)",
+               stream.handle, stream_context, current);
+  return false;
+}
+
+}  // namespace
+
+PyObject* host_launch(PyObject*, PyObject* args, PyObject* kwargs) {
+  if (PyTuple_GET_SIZE(args) < 2) {
+    PyErr_Format(PyExc_TypeError, "host_launch(stream, fn, *args, **kwargs) takes at least 2 positional arguments (%zd given)",
+                 PyTuple_GET_SIZE(args));
+    return nullptr;
+  }
+  run_deferred_releases();
+  StreamObject* stream = open_stream_or_raise(PyTuple_GET_ITEM(args, 0), kWho);
+  if (stream == nullptr) return nullptr;
+  PyRef rest(PyTuple_GetSlice(args, 2, PyTuple_GET_SIZE(args)));
+  if (!rest) return nullptr;
+  HostFunctionArgument fn;
+  if (!parse_host_function(kWho, PyTuple_GET_ITEM(args, 1), rest.get(), kwargs, fn)) return nullptr;
+
+  LaunchTarget target;
+  target.table = table_or_raise();
+  if (target.table == nullptr) return nullptr;
+  target.stream = stream->handle;
+  if (!stream_context_or_raise(stream, &target.context) || !check_same_context(*stream, target.context)) return nullptr;
+
+  CUstreamCaptureStatus status = CU_STREAM_CAPTURE_STATUS_NONE;
+  if (!check_driver(call_driver("cuStreamIsCapturing", Gil::Release,
+                                [&] { return target.table->cuStreamIsCapturing(target.stream, &status); }),
+                    "cuStreamIsCapturing", target.context))
+    return nullptr;
+
+  bool launched = false;
+  if (status == CU_STREAM_CAPTURE_STATUS_ACTIVE) {
+    launched = launch_into_capture(target, fn);
+  } else if (fn.native) {
+    launched = launch_native_on_stream(target, fn);
+  } else {
+    launched = launch_python_on_stream(target, fn);
+  }
+  if (!launched) return nullptr;
+  Py_RETURN_NONE;
+}
+
+}  // namespace gilsan::pymodule

@@ -1,0 +1,59 @@
+#include "harness/pymodule/host_trampolines.h"
+
+#include "harness/pymodule/deferred_release.h"
+#include "harness/pymodule/host_payload.h"
+#include "harness/pymodule/interpreter_gate.h"
+#include "harness/pymodule/module_stats.h"
+#include "harness/pymodule/stream_payload_registry.h"
+
+namespace gilsan::pymodule {
+
+void CUDA_CB stream_python_trampoline(void* data) {
+  auto* payload = static_cast<HostPayload*>(data);
+  if (!claim_stream_payload(payload)) {
+    // A sticky-error sweep abandoned it and already dropped its references.
+    free_payload_memory(payload);
+    return;
+  }
+  // Checked before PyGILState_Ensure: once finalization began, Ensure itself is the hazard.
+  if (!try_enter_python()) {
+    stats().host_functions_skipped.fetch_add(1);
+    leak_payload(payload);
+    host_function_finished();
+    return;
+  }
+  const PyGILState_STATE state = PyGILState_Ensure();
+  call_payload(payload);
+  release_payload(payload);
+  PyGILState_Release(state);
+  leave_python();
+  host_function_finished();
+}
+
+void CUDA_CB graph_python_trampoline(void* data) {
+  auto* payload = static_cast<HostPayload*>(data);
+  if (!try_enter_python()) {
+    stats().host_functions_skipped.fetch_add(1);
+    graph_host_run_finished();
+    return;
+  }
+  const PyGILState_STATE state = PyGILState_Ensure();
+  call_payload(payload);
+  PyGILState_Release(state);
+  leave_python();
+  graph_host_run_finished();
+}
+
+void CUDA_CB native_release_marker(void* data) {
+  auto* payload = static_cast<HostPayload*>(data);
+  if (!claim_stream_payload(payload)) {
+    free_payload_memory(payload);
+    return;
+  }
+  release_later(payload);
+  host_function_finished();
+}
+
+void CUDA_CB user_object_destructor(void* data) { release_later(static_cast<HostPayload*>(data)); }
+
+}  // namespace gilsan::pymodule

@@ -1,0 +1,218 @@
+#include "harness/runner/command_line.h"
+
+#include <charconv>
+#include <cmath>
+#include <cstdlib>
+#include <filesystem>
+#include <vector>
+
+namespace gilsan {
+namespace {
+
+// Walks the arguments of one subcommand; "--name=value" and "--name value" are both accepted.
+class ArgumentCursor {
+ public:
+  ArgumentCursor(std::string_view command, std::span<const std::string_view> arguments)
+      : command_(command), arguments_(arguments) {}
+
+  // The next argument, nullopt at the end. A "--" is skipped and makes every later argument an
+  // operand; "--name=value" is split, the value waiting for value_of().
+  std::optional<std::string_view> next() {
+    while (next_ < arguments_.size()) {
+      std::string_view argument = arguments_[next_++];
+      attached_.reset();
+      if (only_operands_) return argument;
+      if (argument == "--") {
+        only_operands_ = true;
+        continue;
+      }
+      if (argument.starts_with("--")) {
+        if (const auto equals = argument.find('='); equals != std::string_view::npos) {
+          attached_ = argument.substr(equals + 1);
+          argument = argument.substr(0, equals);
+        }
+      }
+      return argument;
+    }
+    return std::nullopt;
+  }
+
+  bool is_option(std::string_view argument) const {
+    return !only_operands_ && argument.size() > 1 && argument.starts_with('-');
+  }
+
+  std::string value_of(std::string_view option) {
+    if (attached_) return std::string(*std::exchange(attached_, std::nullopt));
+    if (next_ >= arguments_.size()) throw UsageError("gilsan " + std::string(command_) + ": " + std::string(option) + " needs a value");
+    return std::string(arguments_[next_++]);
+  }
+
+  [[noreturn]] void unknown(std::string_view option) const {
+    throw UsageError("gilsan " + std::string(command_) + ": unknown option '" + std::string(option) + "'");
+  }
+
+ private:
+  std::string_view command_;
+  std::span<const std::string_view> arguments_;
+  std::size_t next_ = 0;
+  std::optional<std::string_view> attached_;
+  bool only_operands_ = false;
+};
+
+std::string checked_driver(const std::string& value) {
+  if (value != "auto" && value != "real" && value != "sim")
+    throw UsageError("--driver must be auto, real or sim, not '" + value + "'");
+  return value;
+}
+
+double checked_timeout(const std::string& value) {
+  double seconds = 0;
+  const auto [end, error] = std::from_chars(value.data(), value.data() + value.size(), seconds);
+  if (error != std::errc() || end != value.data() + value.size() || !std::isfinite(seconds) || seconds <= 0)
+    throw UsageError("--timeout must be a positive number of seconds, not '" + value + "'");
+  return seconds;
+}
+
+std::string checked_profile(const std::string& value) {
+  std::error_code error;
+  if (!std::filesystem::is_regular_file(value, error)) throw UsageError("--profile " + value + ": no such file");
+  return std::filesystem::absolute(value, error).string();
+}
+
+// The options `run` and `suite` share. Returns false when `option` is none of them.
+bool take_run_option(ArgumentCursor& cursor, std::string_view option, RunSettings& settings) {
+  if (option == "--driver") {
+    settings.driver_request = checked_driver(cursor.value_of(option));
+  } else if (option == "--profile") {
+    settings.profile_path = checked_profile(cursor.value_of(option));
+  } else if (option == "--timeout") {
+    settings.timeout_override_seconds = checked_timeout(cursor.value_of(option));
+  } else if (option == "--python-env") {
+    try {
+      settings.python = virtualenv_python_environment(cursor.value_of(option));
+    } catch (const std::invalid_argument& error) {
+      throw UsageError(error.what());
+    }
+  } else {
+    return false;
+  }
+  return true;
+}
+
+RunCommand parse_run(std::span<const std::string_view> arguments) {
+  RunCommand command;
+  ArgumentCursor cursor("run", arguments);
+  std::vector<std::string> operands;
+  while (const std::optional<std::string_view> next = cursor.next()) {
+    const std::string_view argument = *next;
+    if (!cursor.is_option(argument)) {
+      operands.emplace_back(argument);
+    } else if (take_run_option(cursor, argument, command.settings)) {
+    } else if (argument == "--report") {
+      const std::string format = cursor.value_of(argument);
+      if (format != "text" && format != "json") throw UsageError("--report must be text or json, not '" + format + "'");
+      command.format = format == "json" ? ReportFormat::Json : ReportFormat::Text;
+    } else if (argument == "-o" || argument == "--output") {
+      command.output_path = cursor.value_of(argument);
+    } else {
+      cursor.unknown(argument);
+    }
+  }
+  if (operands.size() != 1)
+    throw UsageError(operands.empty() ? "gilsan run: which scenario? (gilsan run SCENARIO.py)"
+                                      : "gilsan run: one scenario at a time (use gilsan suite for several)");
+  command.scenario = operands.front();
+  return command;
+}
+
+SuiteCommand parse_suite(std::span<const std::string_view> arguments) {
+  SuiteCommand command;
+  ArgumentCursor cursor("suite", arguments);
+  while (const std::optional<std::string_view> next = cursor.next()) {
+    const std::string_view argument = *next;
+    if (!cursor.is_option(argument)) {
+      command.settings.roots.emplace_back(argument);
+    } else if (take_run_option(cursor, argument, command.settings.run)) {
+    } else if (argument == "--junit") {
+      command.settings.junit_path = cursor.value_of(argument);
+    } else if (argument == "--filter") {
+      command.settings.filter = cursor.value_of(argument);
+    } else {
+      cursor.unknown(argument);
+    }
+  }
+  if (command.settings.roots.empty()) command.settings.roots.push_back(default_scenario_folder());
+  return command;
+}
+
+ChildArguments parse_child(std::span<const std::string_view> arguments) {
+  ChildArguments child;
+  ArgumentCursor cursor(kScenarioChildCommand, arguments);
+  while (const std::optional<std::string_view> next = cursor.next()) {
+    const std::string_view argument = *next;
+    if (!cursor.is_option(argument))
+      child.scenario_path = std::string(argument);
+    else if (argument == "--driver")
+      child.driver_request = checked_driver(cursor.value_of(argument));
+    else if (argument == "--python-env")
+      child.virtualenv = cursor.value_of(argument);
+    else
+      cursor.unknown(argument);
+  }
+  if (child.scenario_path.empty())
+    throw UsageError(std::string(kScenarioChildCommand) + " is internal; use 'gilsan run SCENARIO.py'");
+  return child;
+}
+
+}  // namespace
+
+std::string default_scenario_folder() {
+  if (const char* folder = std::getenv("GILSAN_SCENARIO_DIR"); folder != nullptr && *folder != '\0') return folder;
+  return GILSAN_SOURCE_DIR "/scenarios";
+}
+
+Command parse_command_line(std::span<const std::string_view> arguments) {
+  if (arguments.empty()) throw UsageError("no command given (gilsan run, gilsan suite)");
+  const std::string_view command = arguments.front();
+  const auto rest = arguments.subspan(1);
+  if (command == "--help" || command == "-h" || command == "help") return HelpCommand{};
+  for (std::string_view argument : rest)
+    if (argument == "--help" || argument == "-h") return HelpCommand{};
+  if (command == "run") return parse_run(rest);
+  if (command == "suite") return parse_suite(rest);
+  if (command == kScenarioChildCommand) return parse_child(rest);
+  throw UsageError("unknown command '" + std::string(command) + "'");
+}
+
+std::string usage_text() {
+  return R"(usage:
+  gilsan run SCENARIO.py [--driver auto|real|sim] [--profile FILE] [--timeout SECONDS]
+                         [--python-env VENV] [--report text|json] [-o REPORT_FILE]
+  gilsan suite [PATH...] [--driver auto|real|sim] [--profile FILE] [--timeout SECONDS]
+                         [--python-env VENV] [--junit FILE] [--filter TEXT]
+  gilsan --help
+
+run     runs one scenario in a child process with an embedded Python and reports its outcome
+        against the scenario's '# gilsan: expect = ...' header.
+suite   runs every *.py scenario under each PATH (default: )" +
+         default_scenario_folder() + R"(),
+        one line each, then "N passed, N failed, N skipped".
+
+  --driver       the CUDA driver the gilsan module uses (default auto: real if usable, else sim)
+  --profile      the simulated driver's behaviour profile (JSON)
+  --timeout      seconds before the scenario is stopped; overrides the header's timeout (default 60)
+  --python-env   a virtualenv whose site-packages the scenario sees (same Python version as gilsan's)
+  --report       the report's form on stdout or in -o's file (default text)
+  --junit        also write JUnit XML for CI
+  --filter       only scenarios whose path contains TEXT
+
+exit codes:
+  0    every outcome matched its expectation (skipped scenarios count as matched)
+  1    at least one outcome did not match
+  2    usage or input error: bad flag, unreadable file, malformed scenario header
+  3    internal error in gilsan itself
+  130  gilsan was interrupted (SIGINT, SIGTERM, SIGHUP); the running scenario was killed
+)";
+}
+
+}  // namespace gilsan

@@ -1,0 +1,51 @@
+// The gilsan command line: `gilsan run`, `gilsan suite`, `gilsan --help`, and the hidden
+// `gilsan __scenario-child` that `run` re-executes itself as.
+#pragma once
+
+#include <optional>
+#include <span>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <variant>
+
+#include "harness/runner/scenario_child.h"
+#include "harness/runner/scenario_run.h"
+#include "harness/runner/suite.h"
+
+namespace gilsan {
+
+enum class ReportFormat { Text, Json };
+
+struct HelpCommand {};
+
+struct RunCommand {
+  std::string scenario;
+  RunSettings settings;
+  ReportFormat format = ReportFormat::Text;
+  std::optional<std::string> output_path;  // -o: the report goes there, a one-line summary to stdout
+};
+
+struct SuiteCommand {
+  SuiteSettings settings;
+};
+
+using Command = std::variant<HelpCommand, RunCommand, SuiteCommand, ChildArguments>;
+
+// A bad flag or value; main prints it with a pointer to --help and exits 2.
+class UsageError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+// `arguments` excludes argv[0]. Checks values (numbers, choices, that --profile and --python-env
+// exist) but not scenario files: their errors come with file and line later.
+Command parse_command_line(std::span<const std::string_view> arguments);
+
+std::string usage_text();
+
+// The folder `gilsan suite` runs without PATH arguments: $GILSAN_SCENARIO_DIR, else the source
+// tree's scenarios/.
+std::string default_scenario_folder();
+
+}  // namespace gilsan

@@ -1,0 +1,12 @@
+// What `gilsan run` and `gilsan suite` do with a parsed command line; each returns the exit code.
+// Errors they cannot turn into an outcome propagate: ScenarioInputError (exit 2), anything else (3).
+#pragma once
+
+#include "harness/runner/command_line.h"
+
+namespace gilsan {
+
+int run_command(const RunCommand& command);
+int suite_command(const SuiteCommand& command);
+
+}  // namespace gilsan

@@ -1,0 +1,156 @@
+#include "harness/runner/run_report.h"
+
+#include <sys/wait.h>
+
+#include <cstdio>
+#include <nlohmann/json.hpp>
+
+#include "harness/runner/signal_names.h"
+
+namespace gilsan {
+namespace {
+
+// Ordered: the report reads top-down in the order below (schema and outcome first).
+using json = nlohmann::ordered_json;
+
+std::string seconds(double value) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%.2f s", value);
+  return text;
+}
+
+std::string_view label(ResultStatus status) {
+  switch (status) {
+    case ResultStatus::Passed: return "PASS ";
+    case ResultStatus::Failed: return "FAIL ";
+    case ResultStatus::Skipped: return "SKIP ";
+    case ResultStatus::Interrupted: return "STOP ";
+    case ResultStatus::HarnessError: return "ERROR";
+  }
+  return "?    ";
+}
+
+void section(std::string& text, std::string_view title, std::string_view body) {
+  text += "--- " + std::string(title) + " ---\n";
+  text += body;
+  if (!body.empty() && !body.ends_with('\n')) text += '\n';
+}
+
+std::string dropped_note(std::size_t dropped) {
+  return dropped == 0 ? "" : "[" + std::to_string(dropped) + " more bytes dropped]\n";
+}
+
+json exit_json(int wait_status) {
+  if (WIFSIGNALED(wait_status)) return {{"status", nullptr}, {"signal", signal_name(WTERMSIG(wait_status))}};
+  return {{"status", WEXITSTATUS(wait_status)}, {"signal", nullptr}};
+}
+
+template <typename T>
+json optional_json(const std::optional<T>& value) {
+  return value ? json(*value) : json(nullptr);
+}
+
+}  // namespace
+
+std::string_view to_string(ResultStatus status) {
+  switch (status) {
+    case ResultStatus::Passed: return "passed";
+    case ResultStatus::Failed: return "failed";
+    case ResultStatus::Skipped: return "skipped";
+    case ResultStatus::Interrupted: return "interrupted";
+    case ResultStatus::HarnessError: return "harness-error";
+  }
+  return "?";
+}
+
+std::string one_line_report(const ScenarioResult& result) {
+  const ResultStatus status = result.status();
+  std::string line = std::string(label(status)) + " " + result.scenario + "  ";
+  switch (status) {
+    case ResultStatus::Passed: line += result.outcome.to_string(); break;
+    case ResultStatus::Skipped: return line + result.outcome.detail;
+    case ResultStatus::Failed:
+      line += "expected " + result.header.expect.to_string() + ", got " + result.outcome.to_string();
+      break;
+    case ResultStatus::Interrupted:
+    case ResultStatus::HarnessError: line += result.outcome.to_string(); break;
+  }
+  return line + " (" + seconds(result.run.elapsed.count()) + ")";
+}
+
+std::string text_report(const ScenarioResult& result) {
+  const SupervisedRun& run = result.run;
+  const ChildReport& report = run.report;
+  std::string text = "scenario  " + result.scenario + "\n";
+  if (!result.header.description.empty()) text += "about     " + result.header.description + "\n";
+  text += "expected  " + result.header.expect.to_string() + "\n";
+  text += "outcome   " + result.outcome.to_string() + "\n";
+  if (report.driver) text += "driver    " + *report.driver + "\n";
+  if (report.python_version) text += "python    " + *report.python_version + "\n";
+  text += "time      " + seconds(run.elapsed.count()) + " (timeout " + seconds(result.timeout_seconds) + ")\n";
+  if (run.timed_out || run.verdict)
+    text += std::string("stopped   SIGTERM to the process group") + (run.needed_sigkill ? ", then SIGKILL" : "") + "\n";
+  if (report.skipped_host_functions)
+    text += "host functions skipped after finalization: " + std::to_string(*report.skipped_host_functions) + "\n";
+  if (run.leftover_processes > 0)
+    text += "leftover processes killed after the scenario ended: " + std::to_string(run.leftover_processes) + "\n";
+  if (run.group_survived) text += "WARNING: a process of the scenario's group survived the cleanup\n";
+  for (const std::string& error : report.protocol_errors) text += "report channel: " + error + "\n";
+
+  if (run.verdict && !run.verdict->explanation.empty()) section(text, "verdict", run.verdict->explanation);
+  if (report.exception) section(text, "uncaught exception", report.exception->traceback);
+  for (std::size_t i = 0; i < report.unraisables.size(); ++i) {
+    const UnraisableRecord& record = report.unraisables[i];
+    section(text, "unraisable " + std::to_string(i + 1) + ": " + record.type.display(),
+            record.context + (record.object.empty() ? "" : ": " + record.object) + "\n" + record.message);
+  }
+  section(text, "stdout", run.stdout_text + dropped_note(run.stdout_dropped_bytes));
+  section(text, "stderr", run.stderr_text + dropped_note(run.stderr_dropped_bytes));
+  text += one_line_report(result) + "\n";
+  return text;
+}
+
+std::string json_report(const ScenarioResult& result) {
+  const SupervisedRun& run = result.run;
+  const ChildReport& report = run.report;
+  json unraisables = json::array();
+  for (const UnraisableRecord& record : report.unraisables)
+    unraisables.push_back({{"type", record.type.display()},
+                           {"message", record.message},
+                           {"object", record.object},
+                           {"context", record.context}});
+  json document = {
+      {"schema", kRunReportSchema},
+      {"scenario", result.scenario},
+      {"description", result.header.description},
+      {"expected", result.header.expect.to_string()},
+      {"outcome", result.outcome.to_string()},
+      {"status", to_string(result.status())},
+      {"matched", result.matched},
+      {"timeout_seconds", result.timeout_seconds},
+      {"elapsed_seconds", run.elapsed.count()},
+      {"exit", exit_json(run.wait_status)},
+      {"timed_out", run.timed_out},
+      {"needed_sigkill", run.needed_sigkill},
+      {"python", optional_json(report.python_version)},
+      {"driver", optional_json(report.driver)},
+      {"exception", report.exception ? json{{"type", report.exception->type.display()},
+                                            {"traceback", report.exception->traceback}}
+                                     : json(nullptr)},
+      {"unraisables", unraisables},
+      {"skipped_host_functions", optional_json(report.skipped_host_functions)},
+      {"leftover_processes", run.leftover_processes},
+      {"group_survived", run.group_survived},
+      {"verdict", run.verdict ? json{{"outcome", run.verdict->outcome.to_string()},
+                                     {"explanation", run.verdict->explanation}}
+                              : json(nullptr)},
+      {"stdout", run.stdout_text},
+      {"stderr", run.stderr_text},
+      {"stdout_dropped_bytes", run.stdout_dropped_bytes},
+      {"stderr_dropped_bytes", run.stderr_dropped_bytes},
+      {"protocol_errors", report.protocol_errors},
+  };
+  return document.dump(2, ' ', false, json::error_handler_t::replace) + "\n";
+}
+
+}  // namespace gilsan

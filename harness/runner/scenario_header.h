@@ -1,0 +1,56 @@
+// ScenarioHeader: the `# gilsan: key = value` lines at the top of a scenario file.
+//
+//   # gilsan: expect = deadlock:gil-driver-inversion
+//   # gilsan: drivers = sim, real
+//   # gilsan: timeout = 20
+//   # gilsan: needs = cupy, two-devices
+//   # gilsan: description = a GIL-holding synchronize waits for a Python host function
+//
+// The header is the leading run of comment and blank lines; it ends at the first line of code.
+// `expect` is required; the other keys are optional. Every mistake is a ScenarioInputError whose
+// message is one line, "FILE:LINE: what is wrong".
+#pragma once
+
+#include <filesystem>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "harness/runner/outcome.h"
+
+namespace gilsan {
+
+// The need a scenario states when it must see at least two devices; every other need is a Python
+// module that must be importable.
+inline constexpr std::string_view kNeedTwoDevices = "two-devices";
+
+struct ScenarioHeader {
+  Outcome expect;
+  std::vector<std::string> drivers = {"sim", "real"};
+  std::optional<double> timeout_seconds;
+  std::vector<std::string> needs;
+  std::string description;
+
+  bool allows_driver(std::string_view driver) const;
+};
+
+class ScenarioInputError : public std::runtime_error {
+ public:
+  ScenarioInputError(const std::string& file, int line, const std::string& message);
+  const std::string& file() const { return file_; }
+  int line() const { return line_; }  // 0 when the error concerns the whole file (e.g. unreadable)
+
+ private:
+  std::string file_;
+  int line_;
+};
+
+// Parses the header of `text`; `file_name` only labels errors.
+ScenarioHeader parse_scenario_header(std::string_view text, const std::string& file_name);
+
+// Reads the file and parses its header; an unreadable file is a ScenarioInputError too.
+ScenarioHeader read_scenario_header(const std::filesystem::path& file);
+
+}  // namespace gilsan

@@ -1,0 +1,41 @@
+// Running one scenario: start the child, supervise it, and judge the outcome against the header.
+#pragma once
+
+#include <optional>
+#include <span>
+#include <string>
+
+#include "harness/runner/child_supervisor.h"
+#include "harness/runner/python_environment.h"
+#include "harness/runner/scenario_header.h"
+
+namespace gilsan {
+
+inline constexpr double kDefaultTimeoutSeconds = 60;
+
+struct RunSettings {
+  std::string driver_request = "auto";            // auto | real | sim, handed to the module
+  std::optional<std::string> profile_path;        // the simulated driver's profile (--profile)
+  std::optional<double> timeout_override_seconds; // --timeout: wins over the header's timeout
+  PythonEnvironment python = default_python_environment();
+  std::string executable = "/proc/self/exe";      // the binary that has the __scenario-child command
+};
+
+enum class ResultStatus { Passed, Failed, Skipped, Interrupted, HarnessError };
+
+struct ScenarioResult {
+  std::string scenario;
+  ScenarioHeader header;
+  double timeout_seconds = 0;
+  Outcome outcome;
+  bool matched = false;
+  SupervisedRun run;
+
+  ResultStatus status() const;
+};
+
+// Throws std::system_error when the child cannot be started.
+ScenarioResult run_scenario(const std::string& scenario, const ScenarioHeader& header, const RunSettings& settings,
+                            std::span<SupervisionHook* const> hooks = {});
+
+}  // namespace gilsan

@@ -1,0 +1,103 @@
+#include "harness/simcuda/sim_driver.h"
+
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+
+#include "harness/simcuda/sim_builtin_profile.h"
+#include "harness/simcuda/sim_context.h"
+#include "harness/simcuda/sim_memory.h"
+
+namespace gilsan::sim {
+namespace {
+
+constexpr int kMaxDevices = 8;
+// What an H200 reports: 143771 MiB.
+constexpr std::size_t kDeviceMemoryBytes = 143771ull * 1024 * 1024;
+
+class ConfigurationError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+int device_count_from_environment() {
+  const char* text = std::getenv("GILSAN_SIM_DEVICES");
+  if (text == nullptr || *text == '\0') return 1;
+  char* end = nullptr;
+  long value = std::strtol(text, &end, 10);
+  if (*end != '\0' || value < 1 || value > kMaxDevices)
+    throw ConfigurationError("GILSAN_SIM_DEVICES='" + std::string(text) + "': expected an integer from 1 to " +
+                             std::to_string(kMaxDevices));
+  return static_cast<int>(value);
+}
+
+}  // namespace
+
+SimDriver& SimDriver::instance() {
+  // Leaked: driver threads may still use it while the process exits.
+  static SimDriver* driver = new SimDriver();
+  return *driver;
+}
+
+SimDevice* SimDriver::device(int ordinal) const {
+  if (ordinal < 0 || ordinal >= device_count()) return nullptr;
+  return devices_[static_cast<std::size_t>(ordinal)].get();
+}
+
+const char* SimDriver::last_error() const { return last_error_.c_str(); }
+
+CUresult SimDriver::initialize() {
+  Lock lock(mutex);
+  if (!init_attempted_) {
+    init_attempted_ = true;
+    init_result_ = configure(lock);
+    if (init_result_ == CUDA_SUCCESS) {
+      initialized_.store(true, std::memory_order_release);
+    } else {
+      // The one message a failed cuInit leaves; also available from gilsanSimLastError().
+      std::fprintf(stderr, "gilsan simulated driver: cuInit failed: %s\n", last_error_.c_str());
+    }
+  }
+  return init_result_;
+}
+
+CUresult SimDriver::configure(Lock&) {
+  try {
+    int count = device_count_from_environment();
+    const char* path = std::getenv("GILSAN_SIM_PROFILE");
+    if (path != nullptr && *path != '\0') {
+      profile_ = load_driver_profile(path);
+      profile_source_ = path;
+    } else {
+      profile_source_ = std::string("builtin:") + kBuiltinProfileName;
+      profile_ = parse_driver_profile(kBuiltinProfileText, profile_source_);
+    }
+    for (std::size_t i = 0; i < kEntryPointCount; ++i) {
+      const std::string name(kEntryPointNames[i]);
+      // The error-string lookups are not profiled: they behave the same everywhere.
+      auto inside = profile_.inside_host_function.find(name);
+      auto outside = profile_.while_host_function_runs.find(name);
+      policy_.inside[i] = inside == profile_.inside_host_function.end() ? InsideBehaviour::Allowed : inside->second;
+      policy_.outside[i] =
+          outside == profile_.while_host_function_runs.end() ? OutsideBehaviour::Returns : outside->second;
+    }
+    for (int ordinal = 0; ordinal < count; ++ordinal) {
+      auto device = std::make_unique<SimDevice>();
+      device->ordinal = ordinal;
+      device->name = profile_.origin.gpu + " (gilsan simulated)";
+      device->total_memory = kDeviceMemoryBytes;
+      device->default_pool = std::make_shared<SimMemPool>();
+      device->default_pool->device = device.get();
+      mem_pools.add(device->default_pool);
+      devices_.push_back(std::move(device));
+    }
+    return CUDA_SUCCESS;
+  } catch (const DriverProfileError& error) {
+    last_error_ = error.what();
+  } catch (const ConfigurationError& error) {
+    last_error_ = error.what();
+  }
+  return CUDA_ERROR_INVALID_VALUE;
+}
+
+}  // namespace gilsan::sim

@@ -1,0 +1,148 @@
+// Primary and created contexts, and the calling thread's current context.
+#include "harness/simcuda/sim_api_scope.h"
+#include "harness/simcuda/sim_context.h"
+#include "harness/simcuda/sim_stream.h"
+
+using namespace gilsan::sim;
+
+namespace {
+
+// Scheduling and mapping flags change nothing in the sim; other bits are not context flags.
+constexpr unsigned kContextFlags = CU_CTX_SCHED_MASK | CU_CTX_BLOCKING_SYNC | CU_CTX_MAP_HOST |
+                                   CU_CTX_LMEM_RESIZE_TO_MAX | CU_CTX_COREDUMP_ENABLE | CU_CTX_USER_COREDUMP_ENABLE |
+                                   CU_CTX_SYNC_MEMOPS;
+
+}  // namespace
+
+extern "C" {
+
+CUresult CUDAAPI cuDevicePrimaryCtxRetain(CUcontext* pctx, CUdevice dev) {
+  ApiScope api(entry("cuDevicePrimaryCtxRetain"), on_current_context());
+  if (api.refused()) return api.result();
+  return api.finish(guarded([&] {
+    auto& driver = SimDriver::instance();
+    SimDevice* device = driver.device(dev);
+    if (device == nullptr) return CUDA_ERROR_INVALID_DEVICE;
+    if (pctx == nullptr) return CUDA_ERROR_INVALID_VALUE;
+    Lock lock(driver.mutex);
+    // A last release may still be tearing the primary context down; the retain comes after it.
+    driver.progress.wait(lock, [&] { return !device->primary || !device->primary->closing || device->primary->destroyed; });
+    if (!device->primary) {
+      device->primary = create_context(*device, true);
+    } else if (device->primary->destroyed) {
+      revive_primary_context(device->primary);
+    }
+    device->primary_references += 1;
+    *pctx = device->primary->handle();
+    return CUDA_SUCCESS;
+  }));
+}
+
+CUresult CUDAAPI cuDevicePrimaryCtxRelease(CUdevice dev) {
+  ApiScope api(entry("cuDevicePrimaryCtxRelease"), on_current_context());
+  if (api.refused()) return api.result();
+  return api.finish(guarded([&] {
+    auto& driver = SimDriver::instance();
+    SimDevice* device = driver.device(dev);
+    if (device == nullptr) return CUDA_ERROR_INVALID_DEVICE;
+    Lock lock(driver.mutex);
+    if (device->primary_references == 0) return CUDA_ERROR_INVALID_CONTEXT;
+    if (--device->primary_references == 0) destroy_context(lock, device->primary);
+    return CUDA_SUCCESS;
+  }));
+}
+
+CUresult CUDAAPI cuCtxCreate(CUcontext* pctx, CUctxCreateParams* ctxCreateParams, unsigned int flags, CUdevice dev) {
+  ApiScope api(entry("cuCtxCreate"), on_current_context());
+  if (api.refused()) return api.result();
+  return api.finish(guarded([&] {
+    auto& driver = SimDriver::instance();
+    SimDevice* device = driver.device(dev);
+    if (device == nullptr) return CUDA_ERROR_INVALID_DEVICE;
+    if (pctx == nullptr || (flags & ~kContextFlags) != 0) return CUDA_ERROR_INVALID_VALUE;
+    if (ctxCreateParams != nullptr &&
+        (ctxCreateParams->numExecAffinityParams != 0 || ctxCreateParams->cigParams != nullptr))
+      return driver.unsupported();  // execution affinity and CIG are not modelled
+    Lock lock(driver.mutex);
+    *pctx = create_context(*device, false)->handle();
+    push_current_context(*pctx);
+    return CUDA_SUCCESS;
+  }));
+}
+
+CUresult CUDAAPI cuCtxDestroy(CUcontext ctx) {
+  ApiScope api(entry("cuCtxDestroy"), on_context(ctx));
+  if (api.refused()) return api.result();
+  return api.finish(guarded([&] {
+    auto& driver = SimDriver::instance();
+    Lock lock(driver.mutex);
+    std::shared_ptr<SimContext> context = find_context(ctx);
+    if (!context || context->is_primary) return CUDA_ERROR_INVALID_CONTEXT;
+    destroy_context(lock, context);
+    if (current_context_handle() == ctx) pop_current_context();
+    return CUDA_SUCCESS;
+  }));
+}
+
+CUresult CUDAAPI cuCtxPushCurrent(CUcontext ctx) {
+  ApiScope api(entry("cuCtxPushCurrent"), on_context(ctx));
+  if (api.refused()) return api.result();
+  auto& driver = SimDriver::instance();
+  Lock lock(driver.mutex);
+  if (!find_context(ctx)) return api.finish(CUDA_ERROR_INVALID_CONTEXT);
+  push_current_context(ctx);
+  return api.finish(CUDA_SUCCESS);
+}
+
+CUresult CUDAAPI cuCtxPopCurrent(CUcontext* pctx) {
+  ApiScope api(entry("cuCtxPopCurrent"), on_current_context());
+  if (api.refused()) return api.result();
+  if (current_context_handle() == nullptr) return api.finish(CUDA_ERROR_INVALID_CONTEXT);
+  CUcontext popped = pop_current_context();
+  if (pctx != nullptr) *pctx = popped;
+  return api.finish(CUDA_SUCCESS);
+}
+
+CUresult CUDAAPI cuCtxSetCurrent(CUcontext ctx) {
+  ApiScope api(entry("cuCtxSetCurrent"), on_context(ctx));
+  if (api.refused()) return api.result();
+  if (ctx != nullptr) {
+    Lock lock(SimDriver::instance().mutex);
+    if (!find_context(ctx)) return api.finish(CUDA_ERROR_INVALID_CONTEXT);
+  }
+  replace_current_context(ctx);
+  return api.finish(CUDA_SUCCESS);
+}
+
+CUresult CUDAAPI cuCtxGetCurrent(CUcontext* pctx) {
+  ApiScope api(entry("cuCtxGetCurrent"), on_current_context());
+  if (api.refused()) return api.result();
+  if (pctx == nullptr) return api.finish(CUDA_ERROR_INVALID_VALUE);
+  *pctx = current_context_handle();
+  return api.finish(CUDA_SUCCESS);
+}
+
+CUresult CUDAAPI cuCtxGetDevice(CUdevice* device) {
+  ApiScope api(entry("cuCtxGetDevice"), on_current_context());
+  if (api.refused()) return api.result();
+  if (device == nullptr) return api.finish(CUDA_ERROR_INVALID_VALUE);
+  Lock lock(SimDriver::instance().mutex);
+  std::shared_ptr<SimContext> context = current_context();
+  if (!context) return api.finish(CUDA_ERROR_INVALID_CONTEXT);
+  *device = context->device->ordinal;
+  return api.finish(CUDA_SUCCESS);
+}
+
+CUresult CUDAAPI cuCtxSynchronize(void) {
+  ApiScope api(entry("cuCtxSynchronize"), on_current_context());
+  if (api.refused()) return api.result();
+  return api.finish(guarded([&] {
+    Lock lock(SimDriver::instance().mutex);
+    std::shared_ptr<SimContext> context = current_context();
+    if (!context) return CUDA_ERROR_INVALID_CONTEXT;
+    wait_for(lock, completion_of(*context));
+    return context->sticky_error;
+  }));
+}
+
+}  // extern "C"

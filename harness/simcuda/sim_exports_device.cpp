@@ -1,0 +1,138 @@
+// Initialization, version, error strings, devices, and the sim's own gilsanSim* entry points.
+#include <cstring>
+
+#include "harness/simcuda/gilsan_sim.h"
+#include "harness/simcuda/sim_api_scope.h"
+#include "harness/simcuda/sim_context.h"
+#include "harness/simcuda/sim_device_attributes.h"
+#include "harness/simcuda/sim_errors.h"
+#include "harness/simcuda/sim_memory.h"
+#include "harness/simcuda/sim_observer.h"
+#include "harness/simcuda/sim_stream.h"
+
+using namespace gilsan::sim;
+
+extern "C" {
+
+CUresult CUDAAPI cuInit(unsigned int Flags) {
+  ApiScope api(entry("cuInit"), on_current_context());
+  if (api.refused()) return api.result();
+  if (Flags != 0) return api.finish(CUDA_ERROR_INVALID_VALUE);
+  return api.finish(SimDriver::instance().initialize());
+}
+
+CUresult CUDAAPI cuDriverGetVersion(int* driverVersion) {
+  ApiScope api(entry("cuDriverGetVersion"), on_current_context());
+  if (api.refused()) return api.result();
+  if (driverVersion == nullptr) return api.finish(CUDA_ERROR_INVALID_VALUE);
+  *driverVersion = CUDA_VERSION;  // the sim implements the interface of the cuda.h it was built with
+  return api.finish(CUDA_SUCCESS);
+}
+
+CUresult CUDAAPI cuGetErrorName(CUresult error, const char** pStr) {
+  ApiScope api(entry("cuGetErrorName"), on_current_context());
+  if (api.refused()) return api.result();
+  if (pStr == nullptr) return api.finish(CUDA_ERROR_INVALID_VALUE);
+  *pStr = error_name(error);
+  return api.finish(*pStr == nullptr ? CUDA_ERROR_INVALID_VALUE : CUDA_SUCCESS);
+}
+
+CUresult CUDAAPI cuGetErrorString(CUresult error, const char** pStr) {
+  ApiScope api(entry("cuGetErrorString"), on_current_context());
+  if (api.refused()) return api.result();
+  if (pStr == nullptr) return api.finish(CUDA_ERROR_INVALID_VALUE);
+  *pStr = error_description(error);
+  return api.finish(*pStr == nullptr ? CUDA_ERROR_INVALID_VALUE : CUDA_SUCCESS);
+}
+
+CUresult CUDAAPI cuDeviceGetCount(int* count) {
+  ApiScope api(entry("cuDeviceGetCount"), on_current_context());
+  if (api.refused()) return api.result();
+  if (count == nullptr) return api.finish(CUDA_ERROR_INVALID_VALUE);
+  *count = SimDriver::instance().device_count();
+  return api.finish(CUDA_SUCCESS);
+}
+
+CUresult CUDAAPI cuDeviceGet(CUdevice* device, int ordinal) {
+  ApiScope api(entry("cuDeviceGet"), on_current_context());
+  if (api.refused()) return api.result();
+  if (device == nullptr) return api.finish(CUDA_ERROR_INVALID_VALUE);
+  if (SimDriver::instance().device(ordinal) == nullptr) return api.finish(CUDA_ERROR_INVALID_DEVICE);
+  *device = ordinal;
+  return api.finish(CUDA_SUCCESS);
+}
+
+CUresult CUDAAPI cuDeviceGetName(char* name, int len, CUdevice dev) {
+  ApiScope api(entry("cuDeviceGetName"), on_current_context());
+  if (api.refused()) return api.result();
+  const SimDevice* device = SimDriver::instance().device(dev);
+  if (device == nullptr) return api.finish(CUDA_ERROR_INVALID_DEVICE);
+  if (name == nullptr || len <= 0) return api.finish(CUDA_ERROR_INVALID_VALUE);
+  std::size_t length = std::min(device->name.size(), static_cast<std::size_t>(len) - 1);
+  std::memcpy(name, device->name.data(), length);
+  name[length] = '\0';
+  return api.finish(CUDA_SUCCESS);
+}
+
+CUresult CUDAAPI cuDeviceGetAttribute(int* pi, CUdevice_attribute attrib, CUdevice dev) {
+  ApiScope api(entry("cuDeviceGetAttribute"), on_current_context());
+  if (api.refused()) return api.result();
+  if (pi == nullptr) return api.finish(CUDA_ERROR_INVALID_VALUE);
+  if (SimDriver::instance().device(dev) == nullptr) return api.finish(CUDA_ERROR_INVALID_DEVICE);
+  std::optional<int> value = device_attribute(attrib, dev);
+  if (!value) return api.finish(SimDriver::instance().unsupported());
+  *pi = *value;
+  return api.finish(CUDA_SUCCESS);
+}
+
+CUresult CUDAAPI cuDeviceTotalMem(size_t* bytes, CUdevice dev) {
+  ApiScope api(entry("cuDeviceTotalMem"), on_current_context());
+  if (api.refused()) return api.result();
+  const SimDevice* device = SimDriver::instance().device(dev);
+  if (device == nullptr) return api.finish(CUDA_ERROR_INVALID_DEVICE);
+  if (bytes == nullptr) return api.finish(CUDA_ERROR_INVALID_VALUE);
+  *bytes = device->total_memory;
+  return api.finish(CUDA_SUCCESS);
+}
+
+CUresult CUDAAPI cuDeviceGetDefaultMemPool(CUmemoryPool* pool_out, CUdevice dev) {
+  ApiScope api(entry("cuDeviceGetDefaultMemPool"), on_current_context());
+  if (api.refused()) return api.result();
+  const SimDevice* device = SimDriver::instance().device(dev);
+  if (device == nullptr) return api.finish(CUDA_ERROR_INVALID_DEVICE);
+  if (pool_out == nullptr) return api.finish(CUDA_ERROR_INVALID_VALUE);
+  *pool_out = reinterpret_cast<CUmemoryPool>(device->default_pool.get());
+  return api.finish(CUDA_SUCCESS);
+}
+
+// The sim's own entry points (gilsan_sim.h).
+
+CUresult gilsanSimLaunchWork(CUstream stream, unsigned long long microseconds) {
+  // Device work is the counterpart of a kernel launch, so it follows cuLaunchKernel's policy.
+  ApiScope api(entry("cuLaunchKernel"), on_stream(stream), "gilsanSimLaunchWork");
+  if (api.refused()) return api.result();
+  return api.finish(guarded([&] {
+    auto& driver = SimDriver::instance();
+    Lock lock(driver.mutex);
+    std::shared_ptr<SimStream> target;
+    if (CUresult rc = resolve_stream(stream, DefaultStream::Legacy, target); rc != CUDA_SUCCESS) return rc;
+    return submit(lock, *target, DeviceWork{std::chrono::microseconds(microseconds)});
+  }));
+}
+
+unsigned long long gilsanSimUnsupportedCalls(void) { return SimDriver::instance().unsupported_calls.load(); }
+
+const char* gilsanSimProfileSource(void) {
+  auto& driver = SimDriver::instance();
+  return driver.initialized() ? driver.profile_source() : "";
+}
+
+const char* gilsanSimLastError(void) {
+  auto& driver = SimDriver::instance();
+  Lock lock(driver.mutex);  // pairs with the write in cuInit; the text never changes afterwards
+  return driver.last_error();
+}
+
+CUresult gilsanSimSetObserver(const GilsanSimObserver* observer) { return install_observer(observer); }
+
+}  // extern "C"

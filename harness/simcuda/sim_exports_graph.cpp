@@ -1,0 +1,235 @@
+// Graphs: nodes, instantiation, upload and launch.
+#include "harness/simcuda/sim_api_scope.h"
+#include "harness/simcuda/sim_context.h"
+#include "harness/simcuda/sim_graph.h"
+#include "harness/simcuda/sim_memory.h"
+#include "harness/simcuda/sim_module.h"
+#include "harness/simcuda/sim_stream_entry_points.h"
+
+namespace gilsan::sim {
+namespace {
+
+// Graph instantiation flags that change nothing in the sim (it has no memory nodes or priorities).
+constexpr unsigned long long kHarmlessInstantiateFlags =
+    CUDA_GRAPH_INSTANTIATE_FLAG_AUTO_FREE_ON_LAUNCH | CUDA_GRAPH_INSTANTIATE_FLAG_USE_NODE_PRIORITY;
+
+// The bytes a 3-D copy spans from its origin on one side.
+std::size_t extent(std::size_t pitch, std::size_t height, const CUDA_MEMCPY3D& shape) {
+  const std::size_t rows = shape.Height == 0 ? 1 : shape.Height;
+  const std::size_t layers = shape.Depth == 0 ? 1 : shape.Depth;
+  if (pitch == 0) pitch = shape.WidthInBytes;
+  if (height == 0) height = rows;
+  return (layers - 1) * pitch * height + (rows - 1) * pitch + shape.WidthInBytes;
+}
+
+CUresult check_copy_side(CUmemorytype type, const void* host, CUdeviceptr device, std::size_t origin,
+                         std::size_t bytes) {
+  switch (type) {
+    case CU_MEMORYTYPE_HOST: return host == nullptr ? CUDA_ERROR_INVALID_VALUE : CUDA_SUCCESS;
+    case CU_MEMORYTYPE_DEVICE:
+    case CU_MEMORYTYPE_UNIFIED: return device_accessible(device + origin, bytes) ? CUDA_SUCCESS : CUDA_ERROR_INVALID_VALUE;
+    case CU_MEMORYTYPE_ARRAY: return SimDriver::instance().unsupported();  // CUDA arrays are not modelled
+  }
+  return CUDA_ERROR_INVALID_VALUE;
+}
+
+CUresult check_copy(const CUDA_MEMCPY3D& shape) {
+  const std::size_t source_origin = shape.srcXInBytes + shape.srcY * shape.srcPitch +
+                                    shape.srcZ * shape.srcPitch * shape.srcHeight;
+  const std::size_t destination_origin = shape.dstXInBytes + shape.dstY * shape.dstPitch +
+                                         shape.dstZ * shape.dstPitch * shape.dstHeight;
+  if (CUresult rc = check_copy_side(shape.srcMemoryType, shape.srcHost, shape.srcDevice, source_origin,
+                                    extent(shape.srcPitch, shape.srcHeight, shape));
+      rc != CUDA_SUCCESS)
+    return rc;
+  return check_copy_side(shape.dstMemoryType, shape.dstHost, shape.dstDevice, destination_origin,
+                         extent(shape.dstPitch, shape.dstHeight, shape));
+}
+
+CUresult add(CUgraphNode* phGraphNode, CUgraph hGraph, const CUgraphNode* dependencies, size_t numDependencies,
+             NodeKind kind, WorkItem work) {
+  auto& driver = SimDriver::instance();
+  std::shared_ptr<SimGraph> graph = driver.graphs.find(hGraph);
+  if (!graph || phGraphNode == nullptr) return CUDA_ERROR_INVALID_VALUE;
+  SimGraphNode* node = nullptr;
+  if (CUresult rc = add_node(*graph, kind, std::move(work), dependencies, numDependencies, node); rc != CUDA_SUCCESS)
+    return rc;
+  *phGraphNode = node->handle();
+  return CUDA_SUCCESS;
+}
+
+}  // namespace
+
+namespace api {
+
+CUresult graph_upload(CUgraphExec hGraphExec, CUstream hStream, DefaultStream null_stream) {
+  ApiScope api(entry("cuGraphUpload"), on_stream(hStream));
+  if (api.refused()) return api.result();
+  return api.finish(guarded([&] {
+    auto& driver = SimDriver::instance();
+    Lock lock(driver.mutex);
+    std::shared_ptr<SimGraphExec> exec = driver.graph_execs.find(hGraphExec);
+    if (!exec) return CUDA_ERROR_INVALID_VALUE;
+    std::shared_ptr<SimStream> stream;
+    if (CUresult rc = resolve_stream(hStream, null_stream, stream); rc != CUDA_SUCCESS) return rc;
+    if (stream->capture) return CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED;
+    // Nothing to copy to a device that is host memory; the upload is still a point in stream order.
+    return submit(lock, *stream, NoWork{});
+  }));
+}
+
+CUresult graph_launch(CUgraphExec hGraphExec, CUstream hStream, DefaultStream null_stream) {
+  ApiScope api(entry("cuGraphLaunch"), on_stream(hStream));
+  if (api.refused()) return api.result();
+  return api.finish(guarded([&] {
+    auto& driver = SimDriver::instance();
+    Lock lock(driver.mutex);
+    std::shared_ptr<SimGraphExec> exec = driver.graph_execs.find(hGraphExec);
+    if (!exec) return CUDA_ERROR_INVALID_VALUE;
+    std::shared_ptr<SimStream> stream;
+    if (CUresult rc = resolve_stream(hStream, null_stream, stream); rc != CUDA_SUCCESS) return rc;
+    // Launching a graph into a capture would need child-graph nodes, which are not modelled.
+    if (stream->capture) return CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED;
+    return launch(lock, exec, *stream);
+  }));
+}
+
+}  // namespace api
+}  // namespace gilsan::sim
+
+using namespace gilsan::sim;
+
+extern "C" {
+
+CUresult CUDAAPI cuGraphCreate(CUgraph* phGraph, unsigned int flags) {
+  ApiScope api(entry("cuGraphCreate"), on_current_context());
+  if (api.refused()) return api.result();
+  if (phGraph == nullptr || flags != 0) return api.finish(CUDA_ERROR_INVALID_VALUE);
+  return api.finish(guarded([&] {
+    auto& driver = SimDriver::instance();
+    Lock lock(driver.mutex);
+    auto graph = std::make_shared<SimGraph>();
+    driver.graphs.add(graph);
+    *phGraph = graph->handle();
+    return CUDA_SUCCESS;
+  }));
+}
+
+CUresult CUDAAPI cuGraphDestroy(CUgraph hGraph) {
+  ApiScope api(entry("cuGraphDestroy"), on_current_context());
+  if (api.refused()) return api.result();
+  return api.finish(guarded([&] {
+    auto& driver = SimDriver::instance();
+    Lock lock(driver.mutex);
+    // The graph's user-object references go with it; executable graphs hold their own.
+    std::shared_ptr<SimGraph> graph = driver.graphs.remove(hGraph);
+    if (!graph) return CUDA_ERROR_INVALID_VALUE;
+    forget_graph_nodes(*graph);
+    return CUDA_SUCCESS;
+  }));
+}
+
+CUresult CUDAAPI cuGraphAddHostNode(CUgraphNode* phGraphNode, CUgraph hGraph, const CUgraphNode* dependencies,
+                                    size_t numDependencies, const CUDA_HOST_NODE_PARAMS* nodeParams) {
+  ApiScope api(entry("cuGraphAddHostNode"), on_current_context());
+  if (api.refused()) return api.result();
+  if (nodeParams == nullptr || nodeParams->fn == nullptr) return api.finish(CUDA_ERROR_INVALID_VALUE);
+  return api.finish(guarded([&] {
+    Lock lock(SimDriver::instance().mutex);
+    HostCall call;
+    call.fn = nodeParams->fn;
+    call.user_data = nodeParams->userData;
+    return add(phGraphNode, hGraph, dependencies, numDependencies, NodeKind::Host, call);
+  }));
+}
+
+CUresult CUDAAPI cuGraphAddKernelNode(CUgraphNode* phGraphNode, CUgraph hGraph, const CUgraphNode* dependencies,
+                                      size_t numDependencies, const CUDA_KERNEL_NODE_PARAMS* nodeParams) {
+  ApiScope api(entry("cuGraphAddKernelNode"), on_current_context());
+  if (api.refused()) return api.result();
+  if (nodeParams == nullptr) return api.finish(CUDA_ERROR_INVALID_VALUE);
+  const CUDA_KERNEL_NODE_PARAMS& p = *nodeParams;
+  if (p.gridDimX == 0 || p.gridDimY == 0 || p.gridDimZ == 0 || p.blockDimX == 0 || p.blockDimY == 0 ||
+      p.blockDimZ == 0)
+    return api.finish(CUDA_ERROR_INVALID_VALUE);
+  return api.finish(guarded([&] {
+    Lock lock(SimDriver::instance().mutex);
+    std::shared_ptr<SimContext> context = p.ctx != nullptr ? find_context(p.ctx) : current_context();
+    if (!context) return CUDA_ERROR_INVALID_CONTEXT;
+    CUfunction handle = p.func != nullptr ? p.func : reinterpret_cast<CUfunction>(p.kern);
+    std::shared_ptr<SimFunction> function = resolve_function(handle, *context);
+    if (!function) return CUDA_ERROR_INVALID_VALUE;
+    KernelRun run;
+    if (CUresult rc = pack_kernel_arguments(*function->kernel, p.kernelParams, p.extra, run); rc != CUDA_SUCCESS)
+      return rc;
+    return add(phGraphNode, hGraph, dependencies, numDependencies, NodeKind::Kernel, run);
+  }));
+}
+
+CUresult CUDAAPI cuGraphAddMemcpyNode(CUgraphNode* phGraphNode, CUgraph hGraph, const CUgraphNode* dependencies,
+                                      size_t numDependencies, const CUDA_MEMCPY3D* copyParams, CUcontext) {
+  ApiScope api(entry("cuGraphAddMemcpyNode"), on_current_context());
+  if (api.refused()) return api.result();
+  if (copyParams == nullptr) return api.finish(CUDA_ERROR_INVALID_VALUE);
+  return api.finish(guarded([&] {
+    Lock lock(SimDriver::instance().mutex);
+    if (CUresult rc = check_copy(*copyParams); rc != CUDA_SUCCESS) return rc;
+    return add(phGraphNode, hGraph, dependencies, numDependencies, NodeKind::Memcpy, Copy{*copyParams, nullptr});
+  }));
+}
+
+CUresult CUDAAPI cuGraphAddEmptyNode(CUgraphNode* phGraphNode, CUgraph hGraph, const CUgraphNode* dependencies,
+                                     size_t numDependencies) {
+  ApiScope api(entry("cuGraphAddEmptyNode"), on_current_context());
+  if (api.refused()) return api.result();
+  return api.finish(guarded([&] {
+    Lock lock(SimDriver::instance().mutex);
+    return add(phGraphNode, hGraph, dependencies, numDependencies, NodeKind::Empty, NoWork{});
+  }));
+}
+
+CUresult CUDAAPI cuGraphHostNodeSetParams(CUgraphNode hNode, const CUDA_HOST_NODE_PARAMS* nodeParams) {
+  ApiScope api(entry("cuGraphHostNodeSetParams"), on_current_context());
+  if (api.refused()) return api.result();
+  if (nodeParams == nullptr || nodeParams->fn == nullptr) return api.finish(CUDA_ERROR_INVALID_VALUE);
+  auto& driver = SimDriver::instance();
+  Lock lock(driver.mutex);
+  std::shared_ptr<SimGraphNode> node = driver.graph_nodes.find(hNode);
+  if (!node || node->kind != NodeKind::Host) return api.finish(CUDA_ERROR_INVALID_VALUE);
+  // Executable graphs already instantiated keep the parameters they were made with.
+  auto& call = std::get<HostCall>(node->work);
+  call.fn = nodeParams->fn;
+  call.user_data = nodeParams->userData;
+  return api.finish(CUDA_SUCCESS);
+}
+
+CUresult CUDAAPI cuGraphInstantiateWithFlags(CUgraphExec* phGraphExec, CUgraph hGraph, unsigned long long flags) {
+  ApiScope api(entry("cuGraphInstantiateWithFlags"), on_current_context());
+  if (api.refused()) return api.result();
+  if (phGraphExec == nullptr) return api.finish(CUDA_ERROR_INVALID_VALUE);
+  if (flags & CUDA_GRAPH_INSTANTIATE_FLAG_DEVICE_LAUNCH) return api.finish(SimDriver::instance().unsupported());
+  if ((flags & ~kHarmlessInstantiateFlags) != 0) return api.finish(CUDA_ERROR_INVALID_VALUE);
+  return api.finish(guarded([&] {
+    auto& driver = SimDriver::instance();
+    Lock lock(driver.mutex);
+    std::shared_ptr<SimGraph> graph = driver.graphs.find(hGraph);
+    if (!graph) return CUDA_ERROR_INVALID_VALUE;
+    std::shared_ptr<SimContext> context = current_context();
+    if (!context) return CUDA_ERROR_INVALID_CONTEXT;
+    std::shared_ptr<SimGraphExec> exec;
+    if (CUresult rc = instantiate(*graph, context, exec); rc != CUDA_SUCCESS) return rc;
+    *phGraphExec = exec->handle();
+    return CUDA_SUCCESS;
+  }));
+}
+
+CUresult CUDAAPI cuGraphExecDestroy(CUgraphExec hGraphExec) {
+  ApiScope api(entry("cuGraphExecDestroy"), on_current_context());
+  if (api.refused()) return api.result();
+  auto& driver = SimDriver::instance();
+  Lock lock(driver.mutex);
+  // Launches still queued keep the executable graph, and its user-object references, until they end.
+  return api.finish(driver.graph_execs.remove(hGraphExec) ? CUDA_SUCCESS : CUDA_ERROR_INVALID_VALUE);
+}
+
+}  // extern "C"

@@ -1,0 +1,193 @@
+// Streams and host functions.
+#include <algorithm>
+
+#include "harness/simcuda/sim_api_scope.h"
+#include "harness/simcuda/sim_callback_thread.h"
+#include "harness/simcuda/sim_capture.h"
+#include "harness/simcuda/sim_context.h"
+#include "harness/simcuda/sim_event.h"
+#include "harness/simcuda/sim_stream_entry_points.h"
+
+namespace gilsan::sim {
+namespace {
+
+// The numerically lowest priority is the greatest, as on the GPU; the sim keeps but does not use it.
+constexpr int kGreatestPriority = -5;
+constexpr int kLeastPriority = 0;
+
+CUresult create(CUstream* phStream, unsigned flags, int priority) {
+  if (phStream == nullptr || (flags & ~static_cast<unsigned>(CU_STREAM_NON_BLOCKING)) != 0)
+    return CUDA_ERROR_INVALID_VALUE;
+  Lock lock(SimDriver::instance().mutex);
+  std::shared_ptr<SimContext> context = current_context();
+  if (!context) return CUDA_ERROR_INVALID_CONTEXT;
+  priority = std::clamp(priority, kGreatestPriority, kLeastPriority);
+  *phStream = create_stream(context, StreamKind::Created, flags, priority)->handle();
+  return CUDA_SUCCESS;
+}
+
+// Waiting on a capturing stream is not part of any graph: it ends the capture with an error.
+CUresult refuse_while_capturing(SimStream& stream) {
+  invalidate_capture(stream);
+  return CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED;
+}
+
+// Host functions and stream callbacks both go through here. The profile's
+// topology.enqueue_blocks_at_depth makes the enqueue itself wait while that many host functions are
+// pending on the callback thread that will run this one.
+CUresult enqueue_host_call(CUstream handle, DefaultStream null_stream, HostCall call) {
+  auto& driver = SimDriver::instance();
+  Lock lock(driver.mutex);
+  std::shared_ptr<SimStream> stream;
+  if (CUresult rc = resolve_stream(handle, null_stream, stream); rc != CUDA_SUCCESS) return rc;
+  if (stream->capture) return submit(lock, *stream, call);
+  std::shared_ptr<CallbackThread> thread = callback_thread_for(*stream);
+  if (std::optional<int> depth = driver.profile().topology.enqueue_blocks_at_depth)
+    driver.progress.wait(lock, [&] { return thread->pending_launches < *depth; });
+  call.counts_toward_enqueue_depth = true;
+  thread->pending_launches += 1;
+  CUresult rc = submit(lock, *stream, call);
+  if (rc != CUDA_SUCCESS) thread->pending_launches -= 1;
+  return rc;
+}
+
+}  // namespace
+
+namespace api {
+
+CUresult stream_synchronize(CUstream hStream, DefaultStream null_stream) {
+  ApiScope api(entry("cuStreamSynchronize"), on_stream(hStream));
+  if (api.refused()) return api.result();
+  return api.finish(guarded([&] {
+    Lock lock(SimDriver::instance().mutex);
+    std::shared_ptr<SimStream> stream;
+    if (CUresult rc = resolve_stream(hStream, null_stream, stream); rc != CUDA_SUCCESS) return rc;
+    if (stream->capture) return refuse_while_capturing(*stream);
+    wait_for(lock, completion_of(*stream));
+    return stream->context->sticky_error;
+  }));
+}
+
+CUresult stream_query(CUstream hStream, DefaultStream null_stream) {
+  ApiScope api(entry("cuStreamQuery"), on_stream(hStream));
+  if (api.refused()) return api.result();
+  return api.finish(guarded([&] {
+    Lock lock(SimDriver::instance().mutex);
+    std::shared_ptr<SimStream> stream;
+    if (CUresult rc = resolve_stream(hStream, null_stream, stream); rc != CUDA_SUCCESS) return rc;
+    if (stream->capture) return refuse_while_capturing(*stream);
+    if (stream->context->sticky_error != CUDA_SUCCESS) return stream->context->sticky_error;
+    return satisfied(completion_of(*stream)) ? CUDA_SUCCESS : CUDA_ERROR_NOT_READY;
+  }));
+}
+
+CUresult stream_wait_event(CUstream hStream, CUevent hEvent, unsigned flags, DefaultStream null_stream) {
+  ApiScope api(entry("cuStreamWaitEvent"), on_stream_event(hStream, hEvent));
+  if (api.refused()) return api.result();
+  return api.finish(guarded([&] {
+    auto& driver = SimDriver::instance();
+    Lock lock(driver.mutex);
+    std::shared_ptr<SimStream> stream;
+    if (CUresult rc = resolve_stream(hStream, null_stream, stream); rc != CUDA_SUCCESS) return rc;
+    std::shared_ptr<SimEvent> event = driver.events.find(hEvent);
+    if (!event) return CUDA_ERROR_INVALID_HANDLE;
+    if (flags == CU_EVENT_WAIT_EXTERNAL) return driver.unsupported();  // external event nodes
+    if (flags != CU_EVENT_WAIT_DEFAULT) return CUDA_ERROR_INVALID_VALUE;
+    if (event->capture_id != 0) {
+      // Within one capture the record already precedes this point of the chain; joining another
+      // stream into a capture (fork/join across streams) is not modelled.
+      if (stream->capture && stream->capture->id == event->capture_id) return CUDA_SUCCESS;
+      return CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED;
+    }
+    if (stream->capture) {
+      invalidate_capture(*stream);
+      return CUDA_ERROR_STREAM_CAPTURE_ISOLATION;
+    }
+    if (!event->recorded) return CUDA_SUCCESS;
+    return submit(lock, *stream, NoWork{}, {*event->recorded});
+  }));
+}
+
+CUresult stream_get_ctx(CUstream hStream, CUcontext* pctx, DefaultStream null_stream) {
+  ApiScope api(entry("cuStreamGetCtx"), on_stream(hStream));
+  if (api.refused()) return api.result();
+  if (pctx == nullptr) return api.finish(CUDA_ERROR_INVALID_VALUE);
+  return api.finish(guarded([&] {
+    Lock lock(SimDriver::instance().mutex);
+    std::shared_ptr<SimStream> stream;
+    if (CUresult rc = resolve_stream(hStream, null_stream, stream); rc != CUDA_SUCCESS) return rc;
+    *pctx = stream->context->handle();
+    return CUDA_SUCCESS;
+  }));
+}
+
+CUresult stream_get_flags(CUstream hStream, unsigned* flags, DefaultStream null_stream) {
+  ApiScope api(entry("cuStreamGetFlags"), on_stream(hStream));
+  if (api.refused()) return api.result();
+  if (flags == nullptr) return api.finish(CUDA_ERROR_INVALID_VALUE);
+  return api.finish(guarded([&] {
+    Lock lock(SimDriver::instance().mutex);
+    std::shared_ptr<SimStream> stream;
+    if (CUresult rc = resolve_stream(hStream, null_stream, stream); rc != CUDA_SUCCESS) return rc;
+    *flags = stream->flags;
+    return CUDA_SUCCESS;
+  }));
+}
+
+CUresult stream_add_callback(CUstream hStream, CUstreamCallback callback, void* userData, unsigned flags,
+                             DefaultStream null_stream) {
+  ApiScope api(entry("cuStreamAddCallback"), on_stream(hStream));
+  if (api.refused()) return api.result();
+  if (callback == nullptr || flags != 0) return api.finish(CUDA_ERROR_INVALID_VALUE);
+  HostCall call;
+  call.stream_callback = callback;
+  call.user_data = userData;
+  call.stream_handle = hStream;
+  return api.finish(guarded([&] { return enqueue_host_call(hStream, null_stream, call); }));
+}
+
+CUresult launch_host_func(CUstream hStream, CUhostFn fn, void* userData, DefaultStream null_stream) {
+  ApiScope api(entry("cuLaunchHostFunc"), on_stream(hStream));
+  if (api.refused()) return api.result();
+  if (fn == nullptr) return api.finish(CUDA_ERROR_INVALID_VALUE);
+  HostCall call;
+  call.fn = fn;
+  call.user_data = userData;
+  call.stream_handle = hStream;
+  return api.finish(guarded([&] { return enqueue_host_call(hStream, null_stream, call); }));
+}
+
+}  // namespace api
+}  // namespace gilsan::sim
+
+using namespace gilsan::sim;
+
+extern "C" {
+
+CUresult CUDAAPI cuStreamCreate(CUstream* phStream, unsigned int Flags) {
+  ApiScope api(entry("cuStreamCreate"), on_current_context());
+  if (api.refused()) return api.result();
+  return api.finish(guarded([&] { return create(phStream, Flags, 0); }));
+}
+
+CUresult CUDAAPI cuStreamCreateWithPriority(CUstream* phStream, unsigned int flags, int priority) {
+  ApiScope api(entry("cuStreamCreateWithPriority"), on_current_context());
+  if (api.refused()) return api.result();
+  return api.finish(guarded([&] { return create(phStream, flags, priority); }));
+}
+
+CUresult CUDAAPI cuStreamDestroy(CUstream hStream) {
+  ApiScope api(entry("cuStreamDestroy"), on_stream(hStream));
+  if (api.refused()) return api.result();
+  return api.finish(guarded([&] {
+    auto& driver = SimDriver::instance();
+    Lock lock(driver.mutex);
+    // Work still queued runs to completion; only the handle ends here, as on the real driver.
+    std::shared_ptr<SimStream> stream = driver.streams.remove(hStream);
+    if (!stream) return CUDA_ERROR_INVALID_HANDLE;
+    retire_stream(*stream);
+    return CUDA_SUCCESS;
+  }));
+}
+
+}  // extern "C"

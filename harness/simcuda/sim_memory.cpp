@@ -1,0 +1,181 @@
+#include "harness/simcuda/sim_memory.h"
+
+#include <algorithm>
+#include <cstdlib>
+
+#include "harness/simcuda/sim_context.h"
+
+namespace gilsan::sim {
+namespace {
+
+// Real allocations are at least this aligned, and sizes are rounded to it.
+constexpr std::size_t kAlignment = 256;
+
+struct Allocation {
+  std::size_t size = 0;       // as requested: the range an application may touch
+  std::size_t footprint = 0;  // rounded up to the alignment: what the device accounts for
+  MemoryKind kind = MemoryKind::Device;
+  SimDevice* device = nullptr;
+  const SimContext* context = nullptr;  // null for pool blocks, which belong to their device
+  SimMemPool* pool = nullptr;
+};
+
+// Host memory whose release waits for work enqueued before it was freed.
+struct DeferredRelease {
+  void* storage = nullptr;
+  std::vector<Dependency> after;
+};
+
+struct MemoryState {
+  std::map<std::uintptr_t, Allocation> live;  // by base address
+  std::vector<DeferredRelease> deferred;
+};
+
+MemoryState& state() {
+  static auto* memory = new MemoryState();  // leaked with the rest of the driver's state
+  return *memory;
+}
+
+bool owns_storage(MemoryKind kind) { return kind != MemoryKind::RegisteredHost; }
+bool counts_on_device(MemoryKind kind) {
+  return kind == MemoryKind::Device || kind == MemoryKind::Managed || kind == MemoryKind::Pool;
+}
+
+std::size_t rounded(std::size_t bytes) { return (bytes + kAlignment - 1) / kAlignment * kAlignment; }
+
+void release_finished() {
+  auto& deferred = state().deferred;
+  std::erase_if(deferred, [](DeferredRelease& release) {
+    if (!satisfied(release.after)) return false;
+    std::free(release.storage);
+    return true;
+  });
+}
+
+// The allocation that contains [address, address + bytes), or end().
+std::map<std::uintptr_t, Allocation>::iterator containing(std::uintptr_t address, std::size_t bytes) {
+  auto& live = state().live;
+  auto it = live.upper_bound(address);
+  if (it == live.begin()) return live.end();
+  --it;
+  if (address + bytes < address || address + bytes > it->first + it->second.size) return live.end();
+  return it;
+}
+
+}  // namespace
+
+CUresult allocate(MemoryKind kind, std::size_t bytes, SimContext& context, SimMemPool* pool, std::uintptr_t& out) {
+  if (bytes == 0) return CUDA_ERROR_INVALID_VALUE;
+  release_finished();
+  SimDevice& device = *context.device;
+  const std::size_t size = rounded(bytes);
+  if (kind == MemoryKind::Pool) {
+    auto cached = pool->cached.find(size);
+    if (cached != pool->cached.end()) {
+      out = cached->second;
+      pool->cached.erase(cached);
+      state().live[out] = Allocation{bytes, size, kind, &device, nullptr, pool};
+      return CUDA_SUCCESS;
+    }
+  }
+  if (counts_on_device(kind) && device.memory_in_use + size > device.total_memory) return CUDA_ERROR_OUT_OF_MEMORY;
+  void* storage = std::aligned_alloc(kAlignment, size);
+  if (storage == nullptr) return CUDA_ERROR_OUT_OF_MEMORY;
+  out = reinterpret_cast<std::uintptr_t>(storage);
+  if (counts_on_device(kind)) device.memory_in_use += size;
+  if (kind == MemoryKind::Pool) pool->reserved += size;
+  state().live[out] = Allocation{bytes, size, kind, &device, kind == MemoryKind::Pool ? nullptr : &context, pool};
+  return CUDA_SUCCESS;
+}
+
+CUresult free_allocation(std::uintptr_t base, std::initializer_list<MemoryKind> kinds) {
+  release_finished();
+  auto& live = state().live;
+  auto it = live.find(base);
+  if (it == live.end() || std::find(kinds.begin(), kinds.end(), it->second.kind) == kinds.end())
+    return CUDA_ERROR_INVALID_VALUE;
+  Allocation allocation = it->second;
+  live.erase(it);
+  if (allocation.kind == MemoryKind::Pool) {
+    allocation.pool->cached.emplace(allocation.footprint, base);
+    return CUDA_SUCCESS;
+  }
+  if (counts_on_device(allocation.kind)) allocation.device->memory_in_use -= allocation.footprint;
+  std::vector<Dependency> after;
+  if (auto context = find_context(reinterpret_cast<CUcontext>(const_cast<SimContext*>(allocation.context))))
+    after = completion_of(*context);
+  state().deferred.push_back(DeferredRelease{reinterpret_cast<void*>(base), std::move(after)});
+  release_finished();
+  return CUDA_SUCCESS;
+}
+
+void return_to_pool(std::uintptr_t base) {
+  auto& live = state().live;
+  auto it = live.find(base);
+  if (it == live.end() || it->second.kind != MemoryKind::Pool) return;
+  it->second.pool->cached.emplace(it->second.footprint, base);
+  live.erase(it);
+}
+
+CUresult trim_pool(SimMemPool& pool, std::size_t keep_bytes) {
+  while (pool.reserved > keep_bytes && !pool.cached.empty()) {
+    auto largest = std::prev(pool.cached.end());
+    std::free(reinterpret_cast<void*>(largest->second));
+    pool.reserved -= largest->first;
+    pool.device->memory_in_use -= largest->first;
+    pool.cached.erase(largest);
+  }
+  return CUDA_SUCCESS;
+}
+
+CUresult register_host(void* pointer, std::size_t bytes, SimContext& context) {
+  if (pointer == nullptr || bytes == 0) return CUDA_ERROR_INVALID_VALUE;
+  auto& live = state().live;
+  const auto address = reinterpret_cast<std::uintptr_t>(pointer);
+  // Any overlap with memory the driver already pins is refused.
+  auto it = live.lower_bound(address + bytes);
+  if (it != live.begin()) {
+    --it;
+    if (it->first + it->second.size > address) return CUDA_ERROR_HOST_MEMORY_ALREADY_REGISTERED;
+  }
+  live[address] = Allocation{bytes, bytes, MemoryKind::RegisteredHost, context.device, &context, nullptr};
+  return CUDA_SUCCESS;
+}
+
+CUresult unregister_host(void* pointer) {
+  auto& live = state().live;
+  auto it = live.find(reinterpret_cast<std::uintptr_t>(pointer));
+  if (it == live.end() || it->second.kind != MemoryKind::RegisteredHost) return CUDA_ERROR_HOST_MEMORY_NOT_REGISTERED;
+  live.erase(it);
+  return CUDA_SUCCESS;
+}
+
+bool device_accessible(std::uintptr_t address, std::size_t bytes) {
+  return containing(address, bytes) != state().live.end();
+}
+
+bool needs_staging(const void* address, std::size_t bytes) {
+  return containing(reinterpret_cast<std::uintptr_t>(address), bytes) == state().live.end();
+}
+
+bool is_pool_allocation(std::uintptr_t address) {
+  auto it = state().live.find(address);
+  return it != state().live.end() && it->second.kind == MemoryKind::Pool;
+}
+
+std::size_t memory_in_use(const SimDevice& device) { return device.memory_in_use; }
+
+void release_context_memory(const SimContext& context) {
+  auto& live = state().live;
+  for (auto it = live.begin(); it != live.end();) {
+    if (it->second.context != &context) {
+      ++it;
+      continue;
+    }
+    if (counts_on_device(it->second.kind)) it->second.device->memory_in_use -= it->second.footprint;
+    if (owns_storage(it->second.kind)) std::free(reinterpret_cast<void*>(it->first));
+    it = live.erase(it);
+  }
+}
+
+}  // namespace gilsan::sim

@@ -1,0 +1,25 @@
+#include "harness/simcuda/sim_module.h"
+
+#include "harness/simcuda/sim_context.h"
+
+namespace gilsan::sim {
+
+std::shared_ptr<SimFunction> function_of(SimKernel& kernel, SimContext& context) {
+  auto& slot = kernel.per_context[&context];
+  if (!slot) {
+    slot = std::make_shared<SimFunction>();
+    slot->context = &context;
+    slot->kernel = kernel.kernel;
+    SimDriver::instance().functions.add(slot);
+  }
+  return slot;
+}
+
+std::shared_ptr<SimFunction> resolve_function(CUfunction handle, SimContext& context) {
+  auto& driver = SimDriver::instance();
+  if (auto function = driver.functions.find(handle)) return function;
+  if (auto kernel = driver.kernels.find(handle)) return function_of(*kernel, context);
+  return nullptr;
+}
+
+}  // namespace gilsan::sim

@@ -1,0 +1,48 @@
+// Modules (per context), libraries (context-independent) and the kernels and functions in them.
+#pragma once
+
+#include <cuda.h>
+
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "harness/simcuda/sim_driver.h"
+#include "harness/simcuda/sim_kernels.h"
+
+namespace gilsan::sim {
+
+// All guarded by SimDriver::mutex.
+struct SimFunction {
+  SimContext* context = nullptr;
+  const BuiltinKernel* kernel = nullptr;
+  CUfunction handle() { return reinterpret_cast<CUfunction>(this); }
+};
+
+struct SimModule {
+  SimContext* context = nullptr;
+  std::vector<std::string> kernel_names;
+  std::map<std::string, std::shared_ptr<SimFunction>, std::less<>> functions;  // looked up so far
+  CUmodule handle() { return reinterpret_cast<CUmodule>(this); }
+};
+
+struct SimKernel {
+  const BuiltinKernel* kernel = nullptr;
+  std::map<const SimContext*, std::shared_ptr<SimFunction>> per_context;
+  CUkernel handle() { return reinterpret_cast<CUkernel>(this); }
+};
+
+struct SimLibrary {
+  std::vector<std::string> kernel_names;
+  std::map<std::string, std::shared_ptr<SimKernel>, std::less<>> kernels;
+  CUlibrary handle() { return reinterpret_cast<CUlibrary>(this); }
+};
+
+// Requires the lock. The function to launch for `handle`, which may be a CUfunction or a CUkernel
+// (cuLaunchKernel accepts both); a kernel resolves in `context`.
+std::shared_ptr<SimFunction> resolve_function(CUfunction handle, SimContext& context);
+// Requires the lock. The function of `kernel` in `context`, created on first use.
+std::shared_ptr<SimFunction> function_of(SimKernel& kernel, SimContext& context);
+
+}  // namespace gilsan::sim

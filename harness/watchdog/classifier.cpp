@@ -1,0 +1,147 @@
+#include "harness/watchdog/classifier.h"
+
+#include <algorithm>
+#include <set>
+
+#include "harness/watchdog/hex_format.h"
+
+namespace gilsan::watchdog {
+namespace {
+
+std::size_t inferred_edges(const std::vector<WaitEdge>& cycle) {
+  return static_cast<std::size_t>(std::count_if(cycle.begin(), cycle.end(), [](const WaitEdge& e) { return e.inferred; }));
+}
+
+const std::vector<WaitEdge>* best_cycle(const std::vector<std::vector<WaitEdge>>& cycles) {
+  const std::vector<WaitEdge>* best = nullptr;
+  for (const auto& cycle : cycles) {
+    if (best == nullptr || inferred_edges(cycle) < inferred_edges(*best) ||
+        (inferred_edges(cycle) == inferred_edges(*best) && cycle.size() < best->size())) {
+      best = &cycle;
+    }
+  }
+  return best;
+}
+
+// The nodes a chain of waits from `start` ends at (nodes nothing further is known about).
+void collect_dead_ends(const WaitForGraph& graph, const std::string& start, std::set<std::string>& seen,
+                       std::vector<const WaitNode*>& dead_ends) {
+  if (!seen.insert(start).second) return;
+  auto out = graph.edges_from(start);
+  if (out.empty()) {
+    dead_ends.push_back(graph.node(start));
+    return;
+  }
+  for (const WaitEdge* edge : out) collect_dead_ends(graph, edge->to, seen, dead_ends);
+}
+
+void classify_without_cycle(Classification& result) {
+  const WaitForGraph& graph = result.graph;
+  const SnapshotFacts& facts = result.facts;
+  std::vector<const WaitNode*> dead_ends;
+  std::set<std::string> seen;
+  for (const WaitNode& node : graph.nodes()) {
+    if (node.kind == NodeKind::Thread && !graph.edges_from(node.id).empty()) {
+      collect_dead_ends(graph, node.id, seen, dead_ends);
+    }
+  }
+  if (facts.finalizing) {
+    for (const WaitNode* end : dead_ends) {
+      const ThreadFacts* thread = end->kind == NodeKind::Thread ? facts.find(end->tid) : nullptr;
+      if (thread != nullptr && thread->exited && thread->host_function) {
+        result.deadlock_class = DeadlockClass::Finalization;
+        result.reasons.push_back("the interpreter is finalizing and " + thread->label() + " ended while running " +
+                                 describe_host_function(thread->host_function->record));
+        return;
+      }
+      if (thread != nullptr && thread->native_wait.kind == NativeWait::Kind::FinalizationHang) {
+        result.deadlock_class = DeadlockClass::Finalization;
+        result.reasons.push_back("the interpreter is finalizing and " + thread->label() + " is parked in " +
+                                 thread->native_wait.frame);
+        return;
+      }
+      if (end->kind == NodeKind::Gil) {
+        result.deadlock_class = DeadlockClass::Finalization;
+        result.reasons.push_back("the interpreter is finalizing and threads wait for a GIL no thread is known to hold");
+        return;
+      }
+    }
+  }
+  for (const WaitNode* end : dead_ends) {
+    if (end->kind == NodeKind::Stream || end->kind == NodeKind::Event || end->kind == NodeKind::Context) {
+      result.deadlock_class = DeadlockClass::GpuStall;
+      result.reasons.push_back(end->label + " does not complete and no host function holds it up: its device work "
+                               "did not finish");
+      return;
+    }
+  }
+  result.deadlock_class = DeadlockClass::Unknown;
+  if (dead_ends.empty()) {
+    result.reasons.push_back("no thread is known to wait for anything the board or the stacks identify");
+  }
+  for (const WaitNode* end : dead_ends) {
+    result.reasons.push_back("a wait ends at " + end->label + ", about which nothing more is known");
+  }
+}
+
+}  // namespace
+
+DeadlockClass class_of_cycle(const std::vector<WaitEdge>& cycle, const WaitForGraph& graph,
+                             const SnapshotFacts& facts) {
+  std::set<NodeKind> kinds;
+  std::set<int> threads;
+  bool thread_to_thread = false;  // a driver wait whose stream was unknown, straight to a host function
+  bool parked = false;
+  for (const WaitEdge& edge : cycle) {
+    const WaitNode* from = graph.node(edge.from);
+    const WaitNode* to = graph.node(edge.to);
+    kinds.insert(from->kind);
+    if (from->kind == NodeKind::Thread) {
+      threads.insert(from->tid);
+      const ThreadFacts* thread = facts.find(from->tid);
+      parked |= thread != nullptr && thread->native_wait.kind == NativeWait::Kind::FinalizationHang;
+      thread_to_thread |= to->kind == NodeKind::Thread;
+    }
+  }
+  auto has = [&](NodeKind kind) { return kinds.count(kind) != 0; };
+  bool through_driver = has(NodeKind::Stream) || has(NodeKind::Event) || has(NodeKind::Context) ||
+                        has(NodeKind::CallbackThread) || has(NodeKind::DriverHostFunctionLock) || thread_to_thread;
+  if (facts.finalizing && (has(NodeKind::Gil) || parked)) return DeadlockClass::Finalization;
+  if (has(NodeKind::Gil)) {
+    if (through_driver) return DeadlockClass::GilDriverInversion;
+    return has(NodeKind::Lock) ? DeadlockClass::UserLockInversion : DeadlockClass::Unknown;
+  }
+  if (has(NodeKind::DriverHostFunctionLock)) return DeadlockClass::CallbackDriverLock;
+  if (has(NodeKind::Lock)) return DeadlockClass::UserLockInversion;
+  if (has(NodeKind::CallbackThread)) return DeadlockClass::CallbackSerialization;
+  if (through_driver && threads.size() == 1) {
+    const ThreadFacts* thread = facts.find(*threads.begin());
+    if (thread != nullptr && thread->host_function) return DeadlockClass::CallbackSelfWait;
+  }
+  return DeadlockClass::Unknown;
+}
+
+Classification classify(const Snapshot& snapshot, const DriverCallBlocksPredicate& blocks_while_host_function_runs) {
+  Classification result;
+  result.facts = derive_facts(snapshot);
+  result.inferred = result.facts.inferred;
+  result.graph = build_wait_for_graph(snapshot, result.facts, blocks_while_host_function_runs);
+
+  auto all_cycles = result.graph.find_cycles(true);
+  result.cycles_found = all_cycles.size();
+  auto board_cycles = result.graph.find_cycles(false);
+  const std::vector<WaitEdge>* chosen = best_cycle(board_cycles.empty() ? all_cycles : board_cycles);
+  if (chosen == nullptr) {
+    classify_without_cycle(result);
+    return result;
+  }
+  result.cycle = *chosen;
+  result.deadlock_class = class_of_cycle(result.cycle, result.graph, result.facts);
+  std::size_t guessed = inferred_edges(result.cycle);
+  result.reasons.push_back("a cycle of " + std::to_string(result.cycle.size()) + " waits" +
+                           (guessed > 0 ? ", " + std::to_string(guessed) + " of them inferred" : "") +
+                           (result.facts.finalizing ? ", while the interpreter is finalizing" : ""));
+  return result;
+}
+
+}  // namespace gilsan::watchdog

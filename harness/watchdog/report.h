@@ -1,0 +1,38 @@
+// HangReport: a Detection, classified, in the three forms gilsan writes: text a person reads in ten
+// seconds, versioned JSON (docs/report-schema.md) and a Graphviz DOT picture of the wait-for graph.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "harness/watchdog/classifier.h"
+#include "harness/watchdog/snapshot.h"
+#include "harness/watchdog/watchdog.h"
+
+namespace gilsan::watchdog {
+
+inline constexpr const char* kReportSchema = "gilsan-hang-report/1";
+
+struct HangReport {
+  DetectionKind kind = DetectionKind::Hang;
+  std::string class_name;  // a deadlock class (deadlock_class.h), or "crash"
+  std::string summary;     // one line
+  Classification classification;
+  Snapshot snapshot;
+  std::uint64_t detected_ns = 0;
+  std::uint64_t reported_ns = 0;
+  std::uint64_t quiet_ns = 0;
+  std::vector<int> blocked_tids;
+};
+
+HangReport make_report(Detection detection, const DriverCallBlocksPredicate& blocks_while_host_function_runs);
+
+std::string render_text(const HangReport& report);
+std::string render_json(const HangReport& report);  // two-space indent, trailing newline
+std::string render_dot(const HangReport& report);
+
+// "SIGSEGV", or "signal 42".
+std::string signal_name(int signal_number);
+
+}  // namespace gilsan::watchdog

@@ -1,0 +1,115 @@
+#include "harness/watchdog/snapshot_taker.h"
+
+#include <algorithm>
+#include <map>
+#include <set>
+#include <system_error>
+
+#include "harness/watchdog/hex_format.h"
+#include "harness/watchdog/native_stacks.h"
+#include "harness/watchdog/proc_threads.h"
+#include "harness/watchdog/python_stacks.h"
+#include "harness/watchdog/symbolizer.h"
+
+namespace gilsan::watchdog {
+namespace {
+
+std::vector<PythonThreadStack> python_stacks(pid_t pid, int signal_number, const SnapshotOptions& options,
+                                             Snapshot& snapshot) {
+  if (options.python_stack_fd < 0) {
+    snapshot.notes.push_back("Python stacks: no faulthandler pipe was given to the watchdog");
+    return {};
+  }
+  if (signal_number == 0) {
+    snapshot.notes.push_back("Python stacks: the child announced no faulthandler signal");
+    return {};
+  }
+  PythonStackRequest request{pid, signal_number, options.python_stack_fd, options.python_stack_timeout,
+                             options.python_stack_idle_gap};
+  try {
+    snapshot.python_stack_text = collect_python_stacks(request);
+  } catch (const std::system_error& error) {
+    snapshot.notes.push_back(std::string("Python stacks: ") + error.what());
+    return {};
+  }
+  if (snapshot.python_stack_text.empty()) {
+    snapshot.notes.push_back("Python stacks: faulthandler wrote nothing within " +
+                             std::to_string(options.python_stack_timeout.count()) + " ms");
+  }
+  return parse_faulthandler_dump(snapshot.python_stack_text);
+}
+
+}  // namespace
+
+Snapshot take_snapshot(pid_t pid, board::BoardReader& reader, const SnapshotOptions& options,
+                       std::uint64_t last_progress_ns) {
+  Snapshot snapshot;
+  snapshot.pid = static_cast<int>(pid);
+  snapshot.taken_ns = board::monotonic_ns();
+  snapshot.last_progress_ns = last_progress_ns;
+
+  std::vector<int> tids = list_threads(pid);
+  std::map<int, ProcThreadState> proc_states;
+  for (int tid : tids) {
+    if (auto state = read_thread_state(pid, tid)) proc_states[tid] = std::move(*state);
+  }
+  if (tids.empty()) snapshot.notes.push_back("/proc: process " + std::to_string(pid) + " has no threads left");
+
+  std::optional<board::CrashRecord> crash = reader.crash();
+  NativeStackRound native = sample_native_stacks(pid, reader, tids, crash ? crash->tid : 0,
+                                                 options.native_stack_timeout);
+  std::vector<PythonThreadStack> python = python_stacks(pid, reader.python_stack_signal(), options, snapshot);
+  Symbolizer symbolizer = Symbolizer::for_process(pid);
+  board::BoardContents board = reader.read();
+
+  snapshot.progress = board.progress;
+  snapshot.device_busy_until_ns = board.device_busy_until_ns;
+  snapshot.interpreter_finalizing = board.interpreter_finalizing;
+  snapshot.crash = board.crash;
+  snapshot.pending_host_functions = std::move(board.pending_host_functions);
+  snapshot.events = std::move(board.events);
+  if (board.lost_writes > 0) {
+    snapshot.notes.push_back("board: " + std::to_string(board.lost_writes) + " writes were lost (a table was full)");
+  }
+
+  std::set<int> all_tids(tids.begin(), tids.end());
+  std::map<int, board::ThreadRecord> records;
+  for (board::ThreadRecord& record : board.threads) {
+    all_tids.insert(record.tid);
+    records[record.tid] = std::move(record);
+  }
+  for (int tid : all_tids) {
+    ThreadSnapshot thread;
+    thread.tid = tid;
+    if (auto found = proc_states.find(tid); found != proc_states.end()) thread.proc = found->second;
+    if (auto found = records.find(tid); found != records.end()) thread.board = found->second;
+    if (auto found = native.stacks.find(tid); found != native.stacks.end()) {
+      thread.native_stack = symbolizer.symbolize_stack(found->second);
+    } else if (crash && crash->tid == tid && thread.board) {
+      thread.native_stack = symbolizer.symbolize_stack(thread.board->frames);
+      thread.native_stack_note = "stack written by the crash handler";
+    } else if (auto why = native.missing.find(tid); why != native.missing.end()) {
+      thread.native_stack_note = why->second;
+    } else if (thread.exited()) {
+      thread.native_stack_note = "the thread had exited";
+    }
+    snapshot.threads.push_back(std::move(thread));
+  }
+
+  // Python names threads by pthread_self(); the board knows each slot's pthread_self().
+  for (PythonThreadStack& stack : python) {
+    auto owner = std::find_if(snapshot.threads.begin(), snapshot.threads.end(), [&](const ThreadSnapshot& t) {
+      return t.board && t.board->pthread_id == stack.thread_ident;
+    });
+    if (owner != snapshot.threads.end()) {
+      owner->python_stack = std::move(stack.frames);
+    } else {
+      snapshot.notes.push_back("Python stacks: thread " + hex(stack.thread_ident) +
+                               " has no board slot, so its stack is only in the raw dump");
+    }
+  }
+  for (const std::string& problem : symbolizer.problems()) snapshot.notes.push_back("symbols: " + problem);
+  return snapshot;
+}
+
+}  // namespace gilsan::watchdog

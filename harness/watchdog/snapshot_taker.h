@@ -1,0 +1,25 @@
+// Takes a Snapshot of a live child: /proc first (before any signal disturbs the threads), then native
+// stacks, then Python stacks, then the board, then symbols. Every gap in the evidence becomes a note.
+#pragma once
+
+#include <sys/types.h>
+
+#include <chrono>
+#include <cstdint>
+
+#include "harness/board/board_reader.h"
+#include "harness/watchdog/snapshot.h"
+
+namespace gilsan::watchdog {
+
+struct SnapshotOptions {
+  std::chrono::milliseconds native_stack_timeout{200};
+  std::chrono::milliseconds python_stack_timeout{500};
+  std::chrono::milliseconds python_stack_idle_gap{30};
+  int python_stack_fd = -1;  // read end of the child's faulthandler pipe; -1: no Python stacks
+};
+
+Snapshot take_snapshot(pid_t pid, board::BoardReader& reader, const SnapshotOptions& options,
+                       std::uint64_t last_progress_ns);
+
+}  // namespace gilsan::watchdog

@@ -1,0 +1,53 @@
+// Symbolizer: turns addresses of another process into function names, from its /proc/PID/maps and the
+// symbol tables of the mapped files (ElfSymbols). Read the maps while the process is still alive.
+#pragma once
+
+#include <sys/types.h>
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "harness/watchdog/elf_symbols.h"
+#include "harness/watchdog/snapshot.h"
+
+namespace gilsan::watchdog {
+
+struct MemoryMapping {
+  std::uint64_t start = 0;
+  std::uint64_t end = 0;
+  std::string permissions;  // "r-xp"
+  std::uint64_t file_offset = 0;
+  std::string path;  // "" for anonymous memory; "[vdso]", "[stack]"...
+};
+
+std::optional<MemoryMapping> parse_maps_line(const std::string& line);
+std::vector<MemoryMapping> read_memory_maps(pid_t pid);  // empty when the process is gone
+
+class Symbolizer {
+ public:
+  Symbolizer(pid_t pid, std::vector<MemoryMapping> mappings);
+  static Symbolizer for_process(pid_t pid) { return Symbolizer(pid, read_memory_maps(pid)); }
+
+  // `return_address`: the address follows a call instruction, so the symbol is looked up one byte
+  // earlier (a call may be the last instruction of its function).
+  NativeFrame symbolize(std::uint64_t address, bool return_address) const;
+  // frames[0] is the interrupted instruction; the rest are return addresses.
+  std::vector<NativeFrame> symbolize_stack(const std::vector<std::uint64_t>& frames) const;
+
+  // Files whose symbols could not be read, with the reason (for the report's notes).
+  std::vector<std::string> problems() const;
+
+ private:
+  const ElfSymbols* symbols_for(const MemoryMapping& mapping) const;
+
+  pid_t pid_;
+  std::vector<MemoryMapping> mappings_;  // sorted by start
+  mutable std::map<std::string, std::unique_ptr<ElfSymbols>> cache_;  // nullptr: could not be read
+  mutable std::map<std::string, std::string> problems_;
+};
+
+}  // namespace gilsan::watchdog

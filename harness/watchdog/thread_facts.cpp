@@ -1,0 +1,178 @@
+#include "harness/watchdog/thread_facts.h"
+
+#include "harness/watchdog/hex_format.h"
+
+namespace gilsan::watchdog {
+namespace {
+
+using board::GilState;
+using board::Role;
+
+std::string describe_role(const ThreadFacts& facts, const ThreadSnapshot& thread) {
+  switch (facts.role) {
+    case Role::Main: return "main";
+    case Role::Python: return "python thread";
+    case Role::DriverCallback: return "callback thread of context " + hex(facts.role_context);
+    case Role::DeviceExecutor: return "device executor";
+    case Role::OtherNative:
+    case Role::Unknown: break;
+  }
+  if (facts.host_function) return "callback thread of context " + hex(facts.host_function->record.context);
+  if (facts.driver_thread) return "driver thread";
+  std::string comm = thread.proc ? thread.proc->comm : "";
+  if (facts.python_thread) return comm.empty() ? "python thread" : "python thread '" + comm + "'";
+  return comm.empty() ? "native thread" : "native thread '" + comm + "'";
+}
+
+GilFact derive_gil(const board::ThreadRecord* record, const NativeWait& wait) {
+  if (wait.kind == NativeWait::Kind::Gil) return {GilState::Waiting, true, "native frame " + wait.frame};
+  if (record == nullptr) return {};
+  if (record->gil_state == GilState::Waiting) return {GilState::Waiting, false, "board"};
+  if (!record->calls.empty()) {
+    const board::CallRecord& call = record->calls.back();
+    // The state measured at the call's entry is newer than an explicit state set before the call.
+    if (call.gil_at_entry != GilState::Unknown && record->gil_changed_ns <= call.entered_ns) {
+      return {call.gil_at_entry, false, "PyGILState_Check at " + call.entry_point + " entry"};
+    }
+  }
+  if (record->gil_state != GilState::Unknown) return {record->gil_state, false, "board"};
+  return {};
+}
+
+std::optional<HostFunctionFact> merge_host_functions(const board::ThreadRecord& record) {
+  if (record.host_functions.empty()) return std::nullopt;
+  // Outermost first: the driver's record knows id, stream and context; a trampoline's nested record
+  // knows the kind and the description.
+  HostFunctionFact fact;
+  fact.record = record.host_functions.front();
+  for (std::size_t i = 1; i < record.host_functions.size(); ++i) {
+    const board::HostFunctionRecord& inner = record.host_functions[i];
+    if (inner.kind != board::HostFunctionKind::Unknown) fact.record.kind = inner.kind;
+    if (!inner.implementation.empty()) fact.record.implementation = inner.implementation;
+    if (!inner.description.empty()) fact.record.description = inner.description;
+    if (fact.record.id == 0) fact.record.id = inner.id;
+    if (fact.record.stream == 0) fact.record.stream = inner.stream;
+    if (fact.record.context == 0) fact.record.context = inner.context;
+  }
+  return fact;
+}
+
+ThreadFacts derive_thread(const ThreadSnapshot& thread, std::vector<std::string>& inferred) {
+  ThreadFacts facts;
+  facts.tid = thread.tid;
+  facts.exited = thread.exited();
+  const board::ThreadRecord* record = thread.board ? &*thread.board : nullptr;
+  facts.native_wait = infer_native_wait(thread.native_stack);
+  if (record != nullptr) {
+    facts.role = record->role;
+    facts.role_context = record->role_context;
+    facts.waiting_lock = record->waiting_lock;
+    facts.held_locks = record->held_locks;
+    facts.host_function = merge_host_functions(*record);
+    if (!record->calls.empty()) {
+      const board::CallRecord& call = record->calls.back();
+      facts.call = CallFact{normalize_entry_point(call.entry_point), call.context, call.stream, call.event,
+                            true, false, call.entered_ns};
+    }
+  }
+  facts.python_thread = thread.python_stack.has_value() || facts.role == Role::Main || facts.role == Role::Python;
+  facts.driver_thread = facts.role == Role::DriverCallback || frames_show_driver_thread(thread.native_stack);
+  facts.gil = derive_gil(record, facts.native_wait);
+
+  if (!facts.call && facts.native_wait.kind == NativeWait::Kind::DriverCall) {
+    facts.call = CallFact{normalize_entry_point(facts.native_wait.frame), 0, 0, 0, false, true, 0};
+  }
+  // A driver thread that calls into Python, or waits for Python, runs a host function even when no
+  // writer recorded one (CuPy's trampoline, a ctypes callback on the real driver).
+  bool python_inside = facts.native_wait.kind == NativeWait::Kind::Gil ||
+                       facts.native_wait.kind == NativeWait::Kind::PythonLock ||
+                       facts.native_wait.kind == NativeWait::Kind::FinalizationHang ||
+                       thread.python_stack.has_value();
+  if (!facts.host_function && facts.driver_thread && python_inside) {
+    HostFunctionFact fact;
+    fact.inferred = true;
+    fact.record.context = facts.role_context;
+    fact.record.kind = board::HostFunctionKind::Python;
+    fact.record.description = "not recorded on the board";
+    facts.host_function = fact;
+  }
+  facts.role_label = describe_role(facts, thread);
+
+  std::string who = facts.label();
+  if (facts.gil.inferred) inferred.push_back(who + " waits for the GIL: inferred from " + facts.gil.source);
+  if (facts.call && facts.call->inferred) {
+    inferred.push_back(who + " is in " + facts.call->entry_point +
+                       ": inferred from its native stack (arguments unknown)");
+  }
+  if (facts.host_function && facts.host_function->inferred) {
+    inferred.push_back(who + " runs a host function that calls into Python: inferred from driver frames below " +
+                       (facts.native_wait.frame.empty() ? std::string("its Python stack") : facts.native_wait.frame));
+  }
+  return facts;
+}
+
+}  // namespace
+
+std::string ThreadFacts::label() const {
+  return "thread " + std::to_string(tid) + " (" + role_label + (exited ? ", exited" : "") + ")";
+}
+
+const ThreadFacts* SnapshotFacts::find(int tid) const {
+  for (const ThreadFacts& facts : threads) {
+    if (facts.tid == tid) return &facts;
+  }
+  return nullptr;
+}
+
+bool same_stream(std::uint64_t stream_a, std::uint64_t context_a, std::uint64_t stream_b, std::uint64_t context_b) {
+  if (stream_a != stream_b) return false;
+  if (stream_a > 2) return true;
+  return context_a == 0 || context_b == 0 || context_a == context_b;
+}
+
+SnapshotFacts derive_facts(const Snapshot& snapshot) {
+  SnapshotFacts result;
+  for (const ThreadSnapshot& thread : snapshot.threads) result.threads.push_back(derive_thread(thread, result.inferred));
+
+  result.finalizing = snapshot.interpreter_finalizing;
+  if (!result.finalizing) {
+    for (const ThreadSnapshot& thread : snapshot.threads) {
+      if (frames_show_finalization(thread.native_stack)) {
+        result.finalizing = true;
+        result.finalizing_inferred = true;
+        const ThreadFacts* facts = result.find(thread.tid);
+        result.inferred.push_back("the interpreter is finalizing: inferred from the native stack of " +
+                                  (facts != nullptr ? facts->label() : "thread " + std::to_string(thread.tid)));
+        break;
+      }
+    }
+  }
+
+  bool someone_waits = false;
+  bool someone_holds = false;
+  for (const ThreadFacts& facts : result.threads) {
+    someone_waits |= facts.gil.state == GilState::Waiting;
+    someone_holds |= facts.gil.state == GilState::Holds;
+  }
+  if (someone_waits && !someone_holds) {
+    // The holder must be blocked without having released the GIL: in a driver call or a native lock.
+    ThreadFacts* candidate = nullptr;
+    int candidates = 0;
+    for (ThreadFacts& facts : result.threads) {
+      bool blocked_holding = facts.call.has_value() || facts.native_wait.kind == NativeWait::Kind::NativeLock;
+      if (!facts.exited && facts.python_thread && facts.gil.state == GilState::Unknown && blocked_holding) {
+        candidate = &facts;
+        ++candidates;
+      }
+    }
+    if (candidates == 1) {
+      candidate->gil = GilFact{GilState::Holds, true,
+                               "elimination: the only Python thread blocked without having released the GIL"};
+      result.inferred.push_back(candidate->label() + " holds the GIL: inferred by elimination (the only Python "
+                                "thread blocked in a call that does not release it)");
+    }
+  }
+  return result;
+}
+
+}  // namespace gilsan::watchdog

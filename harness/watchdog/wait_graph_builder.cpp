@@ -1,0 +1,304 @@
+#include "harness/watchdog/wait_graph_builder.h"
+
+#include <deque>
+#include <set>
+
+#include "harness/watchdog/hex_format.h"
+
+namespace gilsan::watchdog {
+namespace {
+
+using board::GilState;
+
+bool is_one_of(const std::string& name, std::initializer_list<const char*> names) {
+  for (const char* candidate : names) {
+    if (name == candidate) return true;
+  }
+  return false;
+}
+
+class Builder {
+ public:
+  Builder(const Snapshot& snapshot, const SnapshotFacts& facts, const DriverCallBlocksPredicate& blocks)
+      : snapshot_(snapshot), facts_(facts), blocks_(blocks) {}
+
+  WaitForGraph build() {
+    for (const ThreadFacts& thread : facts_.threads) add_thread_waits(thread);
+    while (!unresolved_.empty()) {
+      // A copy: adding providers adds nodes, which may move the graph's node storage.
+      WaitNode node = *graph_.node(unresolved_.front());
+      unresolved_.pop_front();
+      add_providers(node);
+    }
+    return std::move(graph_);
+  }
+
+ private:
+  // --- nodes ---
+  std::string thread_node(const ThreadFacts& thread) {
+    WaitNode node{"thread:" + std::to_string(thread.tid), NodeKind::Thread, thread.label(), thread.tid, 0};
+    return graph_.add_node(std::move(node)).id;
+  }
+  std::string resource_node(NodeKind kind, std::string id, std::string label, std::uint64_t handle = 0) {
+    bool is_new = graph_.node(id) == nullptr;
+    graph_.add_node(WaitNode{id, kind, std::move(label), 0, handle});
+    if (is_new) unresolved_.push_back(id);
+    return id;
+  }
+  std::string gil_node() { return resource_node(NodeKind::Gil, "gil", "the GIL"); }
+  std::string stream_node(std::uint64_t stream, std::uint64_t context) {
+    // The legacy (0, 1) and per-thread (2) default streams exist once per context.
+    bool per_context = stream <= 2;
+    std::string id = "stream:" + hex(stream) + (per_context ? "@" + hex(context) : "");
+    std::string label = "stream " + hex(stream) + (per_context ? " of context " + hex(context) : "");
+    stream_contexts_[id] = context;
+    return resource_node(NodeKind::Stream, id, label, stream);
+  }
+  std::string event_node(std::uint64_t event) {
+    return resource_node(NodeKind::Event, "event:" + hex(event), "event " + hex(event), event);
+  }
+  std::string context_node(std::uint64_t context) {
+    return resource_node(NodeKind::Context, "context:" + hex(context), "context " + hex(context), context);
+  }
+  std::string callback_thread_node(std::uint64_t context) {
+    return resource_node(NodeKind::CallbackThread, "callback-thread:" + hex(context),
+                         "the callback thread of context " + hex(context), context);
+  }
+  std::string driver_lock_node(std::uint64_t context) {
+    return resource_node(NodeKind::DriverHostFunctionLock, "driver-lock:" + hex(context),
+                         "the driver's host-function lock of context " + hex(context), context);
+  }
+
+  void edge(std::string from, std::string to, EdgeRelation relation, std::string text, bool inferred,
+            std::string evidence) {
+    graph_.add_edge(WaitEdge{std::move(from), std::move(to), relation, std::move(text), inferred, std::move(evidence)});
+  }
+
+  // --- what each thread waits for ---
+  void add_thread_waits(const ThreadFacts& thread) {
+    std::string self = thread_node(thread);
+    if (thread.gil.state == GilState::Waiting) {
+      edge(self, gil_node(), EdgeRelation::WaitsFor, thread.label() + " waits for the GIL", thread.gil.inferred,
+           thread.gil.source);
+    }
+    if (thread.gil.state == GilState::Holds) {
+      edge(gil_node(), self, EdgeRelation::HeldBy, "the GIL is held by " + thread.label(), thread.gil.inferred,
+           thread.gil.source);
+    }
+    if (thread.call) add_call_wait(thread, self);
+    if (thread.waiting_lock) {
+      const board::LockRecord& lock = *thread.waiting_lock;
+      std::string name = lock.name.empty() ? hex(lock.id) : lock.name + " (" + hex(lock.id) + ")";
+      std::string id = resource_node(NodeKind::Lock, "lock:" + hex(lock.id), "lock " + name, lock.id);
+      edge(self, id, EdgeRelation::WaitsFor, thread.label() + " waits for lock " + name, false, "board");
+    } else if (!thread.call && (thread.native_wait.kind == NativeWait::Kind::PythonLock ||
+                                thread.native_wait.kind == NativeWait::Kind::NativeLock)) {
+      bool python = thread.native_wait.kind == NativeWait::Kind::PythonLock;
+      std::string what = std::string("an unidentified ") + (python ? "Python lock" : "native mutex");
+      const ThreadSnapshot* snapshot_thread = snapshot_.find_thread(thread.tid);
+      if (snapshot_thread != nullptr && snapshot_thread->python_stack && !snapshot_thread->python_stack->empty()) {
+        const PythonFrame& frame = snapshot_thread->python_stack->front();
+        what += " (acquired at " + frame.file + ":" + std::to_string(frame.line) + " in " + frame.function + ")";
+      }
+      std::string id = resource_node(NodeKind::Lock, "lock:unknown@" + std::to_string(thread.tid), what);
+      edge(self, id, EdgeRelation::WaitsFor, thread.label() + " waits for " + what, true,
+           "native frame " + thread.native_wait.frame);
+    }
+  }
+
+  void add_call_wait(const ThreadFacts& thread, const std::string& self) {
+    const CallFact& call = *thread.call;
+    std::string says = thread.label() + (thread.gil.state == GilState::Holds ? " holds the GIL and" : "") +
+                       " waits in " + call.entry_point;
+    std::string evidence = call.inferred ? "native frame " + call.entry_point : "board";
+    const std::string& name = call.entry_point;
+    if (is_one_of(name, {"cuStreamSynchronize", "cudaStreamSynchronize"})) {
+      if (!call.handles_known) return wait_for_any_host_function(thread, self, says + "(stream unknown)");
+      edge(self, stream_node(call.stream, call.context), EdgeRelation::WaitsFor,
+           says + "(stream " + hex(call.stream) + ")", call.inferred, evidence);
+    } else if (is_one_of(name, {"cuEventSynchronize", "cudaEventSynchronize"})) {
+      if (!call.handles_known) return wait_for_any_host_function(thread, self, says + "(event unknown)");
+      edge(self, event_node(call.event), EdgeRelation::WaitsFor, says + "(event " + hex(call.event) + ")",
+           call.inferred, evidence);
+    } else if (is_one_of(name, {"cuCtxSynchronize", "cudaDeviceSynchronize"})) {
+      if (!call.handles_known) return wait_for_any_host_function(thread, self, says + "(context unknown)");
+      edge(self, context_node(call.context), EdgeRelation::WaitsFor, says + "(context " + hex(call.context) + ")",
+           call.inferred, evidence);
+    } else if (blocks_ && blocks_(name)) {
+      std::string why = ", which the driver holds back while a host function of ";
+      if (call.handles_known && call.context != 0) {
+        edge(self, driver_lock_node(call.context), EdgeRelation::WaitsFor,
+             says + why + "context " + hex(call.context) + " runs", call.inferred, evidence + "; driver profile");
+        return;
+      }
+      // Context unknown: any context whose host function is running may be the one holding it back.
+      for (const ThreadFacts& other : facts_.threads) {
+        if (other.tid == thread.tid || !other.host_function) continue;
+        std::uint64_t context = other.host_function->record.context;
+        edge(self, driver_lock_node(context), EdgeRelation::WaitsFor, says + why + "context " + hex(context) + " runs",
+             true, evidence + "; driver profile; context of the call unknown");
+      }
+    }
+  }
+
+  // A synchronizing call whose handle is unknown (read from native frames) may wait for any host
+  // function running on another thread.
+  void wait_for_any_host_function(const ThreadFacts& thread, const std::string& self, const std::string& says) {
+    for (const ThreadFacts& other : facts_.threads) {
+      if (other.tid == thread.tid || !other.host_function) continue;
+      edge(self, thread_node(other), EdgeRelation::WaitsFor,
+           says + ", presumably for " + describe_host_function(other.host_function->record) + " on " + other.label(),
+           true, "native frame " + thread.call->entry_point + "; the only host function running");
+    }
+  }
+
+  // --- what provides or holds each resource ---
+  void add_providers(const WaitNode& node) {
+    switch (node.kind) {
+      case NodeKind::Stream: return stream_providers(node);
+      case NodeKind::Event: return event_providers(node);
+      case NodeKind::Context: return context_providers(node);
+      case NodeKind::CallbackThread: return callback_thread_holder(node);
+      case NodeKind::DriverHostFunctionLock: return driver_lock_holders(node);
+      case NodeKind::Lock: return lock_holders(node);
+      case NodeKind::Gil:
+      case NodeKind::Thread: return;  // GIL holders are added with the threads
+    }
+  }
+
+  void stream_providers(const WaitNode& node) {
+    std::uint64_t context = stream_contexts_[node.id];
+    bool found = false;
+    for (const ThreadFacts& runner : facts_.threads) {
+      if (!runner.host_function) continue;
+      const board::HostFunctionRecord& function = runner.host_function->record;
+      if (!same_stream(function.stream, function.context, node.handle, context)) continue;
+      edge(node.id, thread_node(runner), EdgeRelation::WaitsFor,
+           node.label + " waits for " + describe_host_function(function) + " on " + runner.label(),
+           runner.host_function->inferred, "board: host function running on the stream");
+      found = true;
+    }
+    if (found) return;
+    for (const board::HostFunctionRecord& pending : snapshot_.pending_host_functions) {
+      if (!same_stream(pending.stream, pending.context, node.handle, context)) continue;
+      edge(node.id, callback_thread_node(pending.context), EdgeRelation::WaitsFor,
+           node.label + " waits for " + describe_host_function(pending) +
+               " (pending), which can only start on the callback thread of context " + hex(pending.context),
+           false, "board: pending host function");
+      return;  // the oldest pending one is the first in line
+    }
+  }
+
+  void event_providers(const WaitNode& node) {
+    for (const board::EventRecord& record : snapshot_.events) {
+      if (record.event != node.handle) continue;
+      edge(node.id, stream_node(record.stream, record.context), EdgeRelation::WaitsFor,
+           node.label + " was last recorded on stream " + hex(record.stream), false, "board: event record");
+    }
+  }
+
+  void context_providers(const WaitNode& node) {
+    for (const ThreadFacts& runner : facts_.threads) {
+      if (!runner.host_function) continue;
+      const board::HostFunctionRecord& function = runner.host_function->record;
+      if (function.context != node.handle && function.context != 0) continue;
+      edge(node.id, thread_node(runner), EdgeRelation::WaitsFor,
+           node.label + " waits for " + describe_host_function(function) + " on " + runner.label(),
+           runner.host_function->inferred, "board: host function running in the context");
+    }
+    for (const board::HostFunctionRecord& pending : snapshot_.pending_host_functions) {
+      if (pending.context != node.handle) continue;
+      edge(node.id, callback_thread_node(pending.context), EdgeRelation::WaitsFor,
+           node.label + " waits for " + describe_host_function(pending) +
+               " (pending), which can only start on its callback thread",
+           false, "board: pending host function");
+      return;
+    }
+  }
+
+  void callback_thread_holder(const WaitNode& node) {
+    for (const ThreadFacts& runner : facts_.threads) {
+      if (!runner.host_function || runner.exited) continue;
+      const board::HostFunctionRecord& function = runner.host_function->record;
+      if (function.context != node.handle && function.context != 0) continue;
+      edge(node.id, thread_node(runner), EdgeRelation::HeldBy,
+           node.label + " is " + runner.label() + ", busy running " + describe_host_function(function),
+           runner.host_function->inferred, "board: host function running");
+    }
+  }
+
+  void driver_lock_holders(const WaitNode& node) {
+    for (const ThreadFacts& runner : facts_.threads) {
+      if (!runner.host_function || runner.exited) continue;
+      const board::HostFunctionRecord& function = runner.host_function->record;
+      if (function.context != node.handle && function.context != 0) continue;
+      edge(node.id, thread_node(runner), EdgeRelation::HeldBy,
+           "the driver holds back calls of context " + hex(node.handle) + " while " +
+               describe_host_function(function) + " runs on " + runner.label(),
+           runner.host_function->inferred, "driver profile; board: host function running");
+    }
+  }
+
+  void lock_holders(const WaitNode& node) {
+    bool known = false;
+    for (const ThreadFacts& holder : facts_.threads) {
+      for (const board::LockRecord& lock : holder.held_locks) {
+        if (node.handle == 0 || lock.id != node.handle) continue;
+        edge(node.id, thread_node(holder), EdgeRelation::HeldBy, node.label + " is held by " + holder.label(), false,
+             "board");
+        known = true;
+      }
+    }
+    if (known) return;
+    // Nobody recorded holding it: any other thread that is itself blocked may be the holder.
+    std::set<int> waiters;
+    for (const WaitEdge* in : incoming(node.id)) waiters.insert(graph_.node(in->from)->tid);
+    for (const ThreadFacts& other : facts_.threads) {
+      if (other.exited || waiters.count(other.tid) != 0) continue;
+      bool blocked = other.call || other.waiting_lock || other.gil.state == GilState::Waiting ||
+                     other.native_wait.kind == NativeWait::Kind::PythonLock ||
+                     other.native_wait.kind == NativeWait::Kind::NativeLock;
+      if (!blocked) continue;
+      edge(node.id, thread_node(other), EdgeRelation::HeldBy,
+           node.label + " may be held by " + other.label() + " (its holder is not recorded)", true,
+           "elimination: a blocked thread other than the waiter");
+    }
+  }
+
+  std::vector<const WaitEdge*> incoming(const std::string& id) const {
+    std::vector<const WaitEdge*> in;
+    for (const WaitEdge& edge : graph_.edges()) {
+      if (edge.to == id) in.push_back(&edge);
+    }
+    return in;
+  }
+
+  const Snapshot& snapshot_;
+  const SnapshotFacts& facts_;
+  const DriverCallBlocksPredicate& blocks_;
+  WaitForGraph graph_;
+  std::deque<std::string> unresolved_;
+  std::map<std::string, std::uint64_t> stream_contexts_;
+};
+
+}  // namespace
+
+std::string describe_host_function(const board::HostFunctionRecord& record) {
+  std::string text = "host function " + (record.id != 0 ? "#" + std::to_string(record.id) : std::string("(no id)"));
+  std::string details;
+  auto add = [&](const std::string& part) {
+    if (part.empty()) return;
+    details += (details.empty() ? "" : ", ") + part;
+  };
+  if (record.kind != board::HostFunctionKind::Unknown) add(board::to_string(record.kind));
+  add(record.implementation);
+  add(record.description);
+  return details.empty() ? text : text + " (" + details + ")";
+}
+
+WaitForGraph build_wait_for_graph(const Snapshot& snapshot, const SnapshotFacts& facts,
+                                  const DriverCallBlocksPredicate& blocks_while_host_function_runs) {
+  return Builder(snapshot, facts, blocks_while_host_function_runs).build();
+}
+
+}  // namespace gilsan::watchdog

@@ -1,0 +1,74 @@
+// Watchdog: the parent's supervision of one child. The runner calls tick() from its supervision loop
+// (every 10-50 ms); tick() returns a Detection once: when the child hangs (HangDetector's rule) or when
+// its crash reporter announces a fatal signal. The caller then classifies the snapshot
+// (classifier.h), writes the reports (report.h) and cleans up (process_cleanup.h).
+#pragma once
+
+#include <sys/types.h>
+
+#include <chrono>
+#include <cstdint>
+#include <optional>
+#include <vector>
+
+#include "harness/board/board_layout.h"
+#include "harness/board/board_reader.h"
+#include "harness/watchdog/hang_detector.h"
+#include "harness/watchdog/snapshot.h"
+#include "harness/watchdog/snapshot_taker.h"
+
+namespace gilsan::watchdog {
+
+// 500 ms: see docs/watchdog.md ("Why 500 ms").
+inline constexpr std::chrono::milliseconds kDefaultQuiet{500};
+inline constexpr unsigned kDefaultValgrindFactor = 20;
+
+struct WatchdogOptions {
+  std::chrono::milliseconds quiet = kDefaultQuiet;
+  bool under_valgrind = false;  // the child runs under valgrind: quiet is multiplied
+  unsigned valgrind_factor = kDefaultValgrindFactor;
+  std::chrono::milliseconds thread_sample_interval{20};
+  double cpu_progress_fraction = 0.2;
+  SnapshotOptions snapshot;
+
+  std::chrono::milliseconds effective_quiet() const { return under_valgrind ? quiet * valgrind_factor : quiet; }
+};
+
+enum class DetectionKind { Hang, Crash };
+const char* to_string(DetectionKind kind);
+
+struct Detection {
+  DetectionKind kind = DetectionKind::Hang;
+  Snapshot snapshot;
+  std::uint64_t detected_ns = 0;   // when tick() decided
+  std::uint64_t reported_ns = 0;   // when the snapshot was complete
+  std::uint64_t quiet_ns = 0;      // the quiet period in force
+  std::vector<int> blocked_tids;   // threads blocked for the whole quiet period (hangs)
+};
+
+class Watchdog {
+ public:
+  Watchdog(pid_t pid, board::Board& board, WatchdogOptions options = {});
+
+  std::optional<Detection> tick();
+  std::optional<Detection> tick(std::uint64_t now_ns);  // CLOCK_MONOTONIC ns
+
+  // A snapshot on demand, e.g. when the runner's own timeout fires first. Does not count as the
+  // watchdog's detection.
+  Detection snapshot_now(DetectionKind kind);
+
+  bool detected() const { return detected_; }
+  std::uint64_t last_progress_ns() const { return detector_.last_progress_ns(); }
+
+ private:
+  std::vector<ThreadActivity> sample_threads();
+
+  pid_t pid_;
+  board::BoardReader reader_;
+  WatchdogOptions options_;
+  HangDetector detector_;
+  std::uint64_t last_thread_sample_ns_ = 0;
+  bool detected_ = false;
+};
+
+}  // namespace gilsan::watchdog

@@ -1,0 +1,133 @@
+#include "harness/runner/command_line.h"
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <vector>
+
+namespace gilsan {
+namespace {
+
+Command parse(std::vector<std::string_view> arguments) { return parse_command_line(arguments); }
+
+std::string usage_error(std::vector<std::string_view> arguments) {
+  try {
+    parse(arguments);
+  } catch (const UsageError& error) {
+    return error.what();
+  }
+  return "";
+}
+
+class CommandLine : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    folder_ = std::filesystem::temp_directory_path() / ("gilsan-cli-test-" + std::to_string(::getpid()));
+    std::filesystem::create_directories(folder_);
+    profile_ = (folder_ / "profile.json").string();
+    std::ofstream(profile_) << "{}";
+  }
+  void TearDown() override { std::filesystem::remove_all(folder_); }
+
+  std::filesystem::path folder_;
+  std::string profile_;
+};
+
+TEST_F(CommandLine, RunWithEveryOption) {
+  const Command command = parse({"run", "s.py", "--driver", "sim", "--profile=" + profile_, "--timeout", "2.5",
+                                 "--report", "json", "-o", "out.json"});
+  const auto* run = std::get_if<RunCommand>(&command);
+  ASSERT_NE(run, nullptr);
+  EXPECT_EQ(run->scenario, "s.py");
+  EXPECT_EQ(run->settings.driver_request, "sim");
+  EXPECT_EQ(run->settings.profile_path, std::filesystem::absolute(profile_).string());
+  EXPECT_EQ(run->settings.timeout_override_seconds, 2.5);
+  EXPECT_EQ(run->format, ReportFormat::Json);
+  EXPECT_EQ(run->output_path, "out.json");
+  EXPECT_FALSE(run->settings.python.site_packages.has_value());
+}
+
+TEST_F(CommandLine, RunDefaults) {
+  const Command command = parse({"run", "s.py"});
+  const auto& defaults = std::get<RunCommand>(command);
+  EXPECT_EQ(defaults.settings.driver_request, "auto");
+  EXPECT_FALSE(defaults.settings.profile_path.has_value());
+  EXPECT_FALSE(defaults.settings.timeout_override_seconds.has_value());
+  EXPECT_EQ(defaults.format, ReportFormat::Text);
+  EXPECT_FALSE(defaults.output_path.has_value());
+}
+
+TEST_F(CommandLine, DoubleDashEndsOptions) {
+  const Command command = parse({"run", "--driver", "real", "--", "--odd-name.py"});
+  EXPECT_EQ(std::get<RunCommand>(command).scenario, "--odd-name.py");
+}
+
+TEST_F(CommandLine, SuiteWithPathsFilterAndJunit) {
+  const Command command = parse({"suite", "a", "b", "--filter", "callbacks", "--junit", "r.xml", "--driver=sim"});
+  const auto& suite = std::get<SuiteCommand>(command);
+  EXPECT_EQ(suite.settings.roots, (std::vector<std::string>{"a", "b"}));
+  EXPECT_EQ(suite.settings.filter, "callbacks");
+  EXPECT_EQ(suite.settings.junit_path, "r.xml");
+  EXPECT_EQ(suite.settings.run.driver_request, "sim");
+}
+
+TEST_F(CommandLine, SuiteDefaultsToTheScenarioFolder) {
+  const Command command = parse({"suite"});
+  EXPECT_EQ(std::get<SuiteCommand>(command).settings.roots, std::vector<std::string>{default_scenario_folder()});
+}
+
+TEST_F(CommandLine, Help) {
+  EXPECT_TRUE(std::holds_alternative<HelpCommand>(parse({"--help"})));
+  EXPECT_TRUE(std::holds_alternative<HelpCommand>(parse({"run", "-h"})));
+  EXPECT_NE(usage_text().find("exit codes"), std::string::npos);
+}
+
+TEST_F(CommandLine, HiddenChildCommand) {
+  const Command command = parse({"__scenario-child", "--driver", "sim", "--python-env", "/venv", "--", "s.py"});
+  const auto& child = std::get<ChildArguments>(command);
+  EXPECT_EQ(child.scenario_path, "s.py");
+  EXPECT_EQ(child.driver_request, "sim");
+  EXPECT_EQ(child.virtualenv, "/venv");
+}
+
+TEST_F(CommandLine, UsageErrors) {
+  EXPECT_EQ(usage_error({}), "no command given (gilsan run, gilsan suite)");
+  EXPECT_EQ(usage_error({"run", "--"}), "gilsan run: which scenario? (gilsan run SCENARIO.py)");
+  EXPECT_EQ(usage_error({"walk"}), "unknown command 'walk'");
+  EXPECT_EQ(usage_error({"run"}), "gilsan run: which scenario? (gilsan run SCENARIO.py)");
+  EXPECT_EQ(usage_error({"run", "a.py", "b.py"}), "gilsan run: one scenario at a time (use gilsan suite for several)");
+  EXPECT_EQ(usage_error({"run", "a.py", "--fast"}), "gilsan run: unknown option '--fast'");
+  EXPECT_EQ(usage_error({"suite", "--report", "json"}), "gilsan suite: unknown option '--report'");
+  EXPECT_EQ(usage_error({"run", "a.py", "--driver"}), "gilsan run: --driver needs a value");
+  EXPECT_EQ(usage_error({"run", "a.py", "--driver", "gpu"}), "--driver must be auto, real or sim, not 'gpu'");
+  EXPECT_EQ(usage_error({"run", "a.py", "--timeout", "0"}), "--timeout must be a positive number of seconds, not '0'");
+  EXPECT_EQ(usage_error({"run", "a.py", "--timeout=soon"}),
+            "--timeout must be a positive number of seconds, not 'soon'");
+  EXPECT_EQ(usage_error({"run", "a.py", "--report", "xml"}), "--report must be text or json, not 'xml'");
+  EXPECT_EQ(usage_error({"run", "a.py", "--profile", "/nonexistent/p.json"}),
+            "--profile /nonexistent/p.json: no such file");
+  EXPECT_EQ(usage_error({"run", "a.py", "--python-env", "/nonexistent/venv"}),
+            "--python-env /nonexistent/venv: not a folder");
+  EXPECT_EQ(usage_error({"__scenario-child", "--driver", "sim"}),
+            "__scenario-child is internal; use 'gilsan run SCENARIO.py'");
+}
+
+TEST_F(CommandLine, PythonEnvMustMatchThePythonVersion) {
+  const std::string venv = (folder_ / "venv").string();
+  std::filesystem::create_directories(folder_ / "venv" / "lib" / "python2.7" / "site-packages");
+  EXPECT_EQ(usage_error({"run", "a.py", "--python-env", venv}),
+            "--python-env " + venv + ": no lib/python" GILSAN_PYTHON_VERSION
+            "/site-packages (gilsan embeds Python " GILSAN_PYTHON_VERSION "; the virtualenv must be made with that version)");
+
+  const auto site_packages = folder_ / "venv" / "lib" / ("python" GILSAN_PYTHON_VERSION) / "site-packages";
+  std::filesystem::create_directories(site_packages);
+  const Command command = parse({"run", "a.py", "--python-env", venv});
+  const PythonEnvironment& python = std::get<RunCommand>(command).settings.python;
+  EXPECT_EQ(python.site_packages, site_packages.string());
+  EXPECT_EQ(python.virtualenv, venv);
+  EXPECT_EQ(python.executable, GILSAN_PYTHON_EXECUTABLE);  // this fake virtualenv has no bin/python
+}
+
+}  // namespace
+}  // namespace gilsan

@@ -1,0 +1,2 @@
+# gilsan: expect = deadlock:gil-inversion
+print("never runs")

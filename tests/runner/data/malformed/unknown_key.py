@@ -1,0 +1,4 @@
+# gilsan: expect = pass
+# gilsan: drivers = sim
+# gilsan: expects = timeout
+print("never runs")

@@ -1,0 +1,3 @@
+# gilsan: expect = pass
+# gilsan: description = its outcome does not match its expectation
+raise KeyError("unexpected")

@@ -1,0 +1,105 @@
+#include "harness/runner/outcome_rules.h"
+
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+
+#include <csignal>
+
+namespace gilsan {
+namespace {
+
+SupervisedRun started_run(int wait_status = W_EXITCODE(0, 0)) {
+  SupervisedRun run;
+  run.wait_status = wait_status;
+  run.report.python_version = "3.11.2";
+  run.report.finalized = true;
+  return run;
+}
+
+UnraisableRecord unraisable(std::string module, std::string type) {
+  return {{std::move(module), std::move(type)}, "message", "<object>", "Exception ignored in"};
+}
+
+TEST(DeriveOutcome, CleanExitIsPass) { EXPECT_EQ(derive_outcome(started_run()), (Outcome{OutcomeKind::Pass, ""})); }
+
+TEST(DeriveOutcome, UncaughtExceptionWinsOverItsExitStatus) {
+  SupervisedRun run = started_run(W_EXITCODE(1, 0));
+  run.report.exception = ExceptionRecord{{"builtins", "ValueError"}, "Traceback"};
+  EXPECT_EQ(derive_outcome(run), (Outcome{OutcomeKind::Exception, "ValueError"}));
+  run.report.exception->type = {"__main__", "Custom"};
+  EXPECT_EQ(derive_outcome(run), (Outcome{OutcomeKind::Exception, "__main__.Custom"}));
+}
+
+TEST(DeriveOutcome, NonZeroExitWithoutExceptionIsExit) {
+  EXPECT_EQ(derive_outcome(started_run(W_EXITCODE(3, 0))), (Outcome{OutcomeKind::Exit, "3"}));
+}
+
+TEST(DeriveOutcome, SignalIsCrashEvenWithUnraisables) {
+  SupervisedRun run = started_run(W_EXITCODE(0, SIGSEGV));
+  run.report.unraisables.push_back(unraisable("builtins", "RuntimeError"));
+  EXPECT_EQ(derive_outcome(run), (Outcome{OutcomeKind::Crash, "SIGSEGV"}));
+}
+
+TEST(DeriveOutcome, TimeoutWinsOverTheSignalThatEndedTheChild) {
+  SupervisedRun run = started_run(W_EXITCODE(0, SIGTERM));
+  run.timed_out = true;
+  EXPECT_EQ(derive_outcome(run), (Outcome{OutcomeKind::Timeout, ""}));
+}
+
+TEST(DeriveOutcome, HookVerdictWinsOverEverything) {
+  SupervisedRun run = started_run(W_EXITCODE(0, SIGKILL));
+  run.timed_out = true;
+  run.verdict = Verdict{{OutcomeKind::Deadlock, "gil-driver-inversion"}, "cycle"};
+  EXPECT_EQ(derive_outcome(run), (Outcome{OutcomeKind::Deadlock, "gil-driver-inversion"}));
+}
+
+TEST(DeriveOutcome, UnraisableNamesTheFirst) {
+  SupervisedRun run = started_run();
+  run.report.unraisables.push_back(unraisable("builtins", "RuntimeError"));
+  run.report.unraisables.push_back(unraisable("builtins", "KeyError"));
+  EXPECT_EQ(derive_outcome(run), (Outcome{OutcomeKind::Unraisable, "RuntimeError"}));
+}
+
+TEST(DeriveOutcome, SkipAndHarnessErrors) {
+  SupervisedRun skipped = started_run();
+  skipped.report.skip_reason = "needs cupy: no module named 'cupy'";
+  EXPECT_EQ(derive_outcome(skipped), (Outcome{OutcomeKind::Skipped, "needs cupy: no module named 'cupy'"}));
+
+  SupervisedRun failed = started_run(W_EXITCODE(3, 0));
+  failed.report.harness_error = "cannot start Python";
+  EXPECT_EQ(derive_outcome(failed), (Outcome{OutcomeKind::HarnessError, "cannot start Python"}));
+
+  SupervisedRun silent;  // exited 0 without a single record
+  EXPECT_EQ(derive_outcome(silent).kind, OutcomeKind::HarnessError);
+}
+
+TEST(OutcomeMeetsExpectation, ExceptionByBareOrQualifiedName) {
+  ChildReport report;
+  report.exception = ExceptionRecord{{"mypkg.errors", "Bad"}, ""};
+  const Outcome actual{OutcomeKind::Exception, "mypkg.errors.Bad"};
+  EXPECT_TRUE(outcome_meets_expectation({OutcomeKind::Exception, "Bad"}, actual, report));
+  EXPECT_TRUE(outcome_meets_expectation({OutcomeKind::Exception, "mypkg.errors.Bad"}, actual, report));
+  EXPECT_FALSE(outcome_meets_expectation({OutcomeKind::Exception, "errors.Bad"}, actual, report));
+  EXPECT_FALSE(outcome_meets_expectation({OutcomeKind::Exception, "ValueError"}, actual, report));
+  EXPECT_FALSE(outcome_meets_expectation({OutcomeKind::Pass, ""}, actual, report));
+}
+
+TEST(OutcomeMeetsExpectation, UnraisableMatchesAnyOfThem) {
+  ChildReport report;
+  report.unraisables = {unraisable("builtins", "RuntimeError"), unraisable("builtins", "KeyError")};
+  const Outcome actual{OutcomeKind::Unraisable, "RuntimeError"};
+  EXPECT_TRUE(outcome_meets_expectation({OutcomeKind::Unraisable, "KeyError"}, actual, report));
+  EXPECT_FALSE(outcome_meets_expectation({OutcomeKind::Unraisable, "TypeError"}, actual, report));
+}
+
+TEST(OutcomeMeetsExpectation, OtherKindsMustBeEqual) {
+  const ChildReport report;
+  EXPECT_TRUE(outcome_meets_expectation({OutcomeKind::Crash, "SIGSEGV"}, {OutcomeKind::Crash, "SIGSEGV"}, report));
+  EXPECT_FALSE(outcome_meets_expectation({OutcomeKind::Crash, "SIGSEGV"}, {OutcomeKind::Crash, "SIGABRT"}, report));
+  EXPECT_TRUE(outcome_meets_expectation({OutcomeKind::Timeout, ""}, {OutcomeKind::Timeout, ""}, report));
+  EXPECT_FALSE(outcome_meets_expectation({OutcomeKind::Deadlock, "gil-driver-inversion"},
+                                         {OutcomeKind::Timeout, ""}, report));
+}
+
+}  // namespace
+}  // namespace gilsan

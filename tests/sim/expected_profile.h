@@ -1,0 +1,17 @@
+// The driver profile the per-entry-point tests hold the driver to.
+#pragma once
+
+#include <string>
+
+#include "harness/profile/driver_profile.h"
+
+namespace gilsan::test {
+
+// "" picks the default: $GILSAN_SIM_PROFILE when testing the sim with one, else the shipped default
+// profile this build compiled into the sim (GILSAN_DEFAULT_PROFILE).
+void set_expected_profile_path(const std::string& path);
+// Loaded on first use; throws DriverProfileError when the file is malformed.
+const DriverProfile& expected_profile();
+const std::string& expected_profile_path();
+
+}  // namespace gilsan::test
