@@ -21,12 +21,12 @@ for step in "${steps[@]}"; do
       GILSAN_PYTHON=/usr/bin/python3.12 "$root/ci/build.sh" "$build" >>"$log" 2>&1 ;;
     sim-tests)
       # The simulated driver's ordering/serialization tests, through the driver table, on the real driver.
-      "$build/bin/sim_driver_test" --driver real >>"$log" 2>&1 ;;
+      "$build/bin/gilsan_sim_tests" --driver real >>"$log" 2>&1 ;;
     suite)
       "$build/bin/gilsan" suite "$root/scenarios" --driver real --junit "$out/suite-junit.xml" >>"$log" 2>&1
       "$build/bin/gilsan" suite "$root/scenarios" --driver real --python-env /opt/torch/.venv --filter cupy >>"$log" 2>&1 ;;
     probe)
-      "$build/bin/gilsan" probe --driver real -o "$out/probe-profile.json" --markdown "$out/probe.md" >>"$log" 2>&1 ;;
+      "$build/bin/gilsan-probe" --driver real -o "$out/probe-profile.json" --markdown "$out/probe.md" >>"$log" 2>&1 ;;
     *) echo "unknown step $step" >>"$log" ;;
   esac
   echo "# exit: $?" >>"$log"
