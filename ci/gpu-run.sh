@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Runs gilsan against the real driver on a GPU machine and collects the outputs for docs/results/.
-# Usage: ci/gpu-run.sh OUTPUT_DIR [step...]; steps: build sim-tests suite probe watchdog (default: all).
+# Usage: ci/gpu-run.sh OUTPUT_DIR [step...]; steps: build sim-tests suite probe probe-diff watchdog copy-bench
+# inject (default: build sim-tests suite probe).
 # The GPU machine has Python 3.12 with libpython3.12.so, cmake and ninja in /opt/torch/.venv, nvcc.
 set -uo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -18,7 +19,9 @@ for step in "${steps[@]}"; do
   { stamp; echo "# step: $step"; } >"$log"
   case "$step" in
     build)
-      GILSAN_PYTHON=/usr/bin/python3.12 "$root/ci/build.sh" "$build" >>"$log" 2>&1 ;;
+      # GILSAN_GPU_ONLY builds a subset of the parts (the GILSAN_ONLY cmake list), e.g. "driver;profile;simcuda;probe;sim".
+      GILSAN_PYTHON=/usr/bin/python3.12 "$root/ci/build.sh" "$build" ${GILSAN_GPU_ONLY:+"-DGILSAN_ONLY=$GILSAN_GPU_ONLY"} \
+        >>"$log" 2>&1 ;;
     sim-tests)
       # The simulated driver's ordering/serialization tests, through the driver table, on the real driver.
       "$build/bin/gilsan_sim_tests" --driver real >>"$log" 2>&1 ;;
@@ -27,6 +30,39 @@ for step in "${steps[@]}"; do
       "$build/bin/gilsan" suite "$root/scenarios" --driver real --python-env /opt/torch/.venv --filter cupy >>"$log" 2>&1 ;;
     probe)
       "$build/bin/gilsan-probe" --driver real -o "$out/probe-profile.json" --markdown "$out/probe.md" >>"$log" 2>&1 ;;
+    probe-diff)
+      # Did this driver change anything against the shipped profile? (exit 1 when it did)
+      "$build/bin/gilsan-probe" --diff "$root/profiles/h200-580.159.04.json" "$out/probe-profile.json" >>"$log" 2>&1 ;;
+    watchdog)
+      # Each deadlock scenario the real driver can produce, with its watchdog report (text, JSON, DOT);
+      # then the CuPy inversion, whose GIL waits are inferred from native frames.
+      mkdir -p "$out/watchdog"
+      for scenario in "$root"/scenarios/deadlock/*.py "$root"/scenarios/watchdog/*.py; do
+        grep -q "^# gilsan: drivers = .*real" "$scenario" || continue
+        name=$(basename "$scenario" .py)
+        "$build/bin/gilsan" run "$scenario" --driver real --report text -o "$out/watchdog/$name.txt" \
+          --dot "$out/watchdog/$name.dot" >>"$log" 2>&1
+        echo "$name: exit $?" >>"$log"
+        "$build/bin/gilsan" run "$scenario" --driver real --report json -o "$out/watchdog/$name.json" >>"$log" 2>&1
+      done
+      for name in cupy_gil_inversion; do
+        scenario=$root/scenarios/interop/$name.py
+        "$build/bin/gilsan" run "$scenario" --driver real --python-env /opt/torch/.venv --timeout 8 --report text \
+          -o "$out/watchdog/$name.txt" --dot "$out/watchdog/$name.dot" >>"$log" 2>&1
+        echo "$name: exit $?" >>"$log"
+        "$build/bin/gilsan" run "$scenario" --driver real --python-env /opt/torch/.venv --timeout 8 --report json \
+          -o "$out/watchdog/$name.json" >>"$log" 2>&1
+      done
+      # One archive: the device tool returns a limited number of files.
+      tar -czf "$out/watchdog.tar.gz" -C "$out" watchdog && rm -rf "$out/watchdog" ;;
+    copy-bench)
+      # gilsan.copy_to into a pageable NumPy array (the venv's interpreter has NumPy; same Python 3.12 ABI).
+      GILSAN_DRIVER=real PYTHONPATH="$build/python" /opt/torch/.venv/bin/python \
+        "$root/tests/pymodule/bench_copy_to.py" >"$out/copy-bench.md" 2>>"$log" ;;
+    inject)
+      # The injected sanitizer on CuPy / cuda.core programs, and its overhead per host function.
+      "$root/tests/checkers/gpu/run_gpu_checks.sh" "$build" /opt/torch/.venv/bin/python >>"$log" 2>&1
+      tar -czf "$out/inject.tar.gz" -C "$build" gpu-checks ;;
     *) echo "unknown step $step" >>"$log" ;;
   esac
   echo "# exit: $?" >>"$log"

@@ -8,6 +8,9 @@ cd "$root"
 modes=("$@")
 ((${#modes[@]})) || modes=(plain asan tsan)
 jobs=$(nproc)
+# Sanitizer builds at -O1 with line tables only: what the sanitizers recommend for their speed, with
+# symbolized file:line stacks, and about half the compile time of -O2 -g on a 2-core CI machine.
+sanitizer_build=(-DCMAKE_BUILD_TYPE=Debug "-DCMAKE_CXX_FLAGS_DEBUG=-O1 -g1" "-DCMAKE_C_FLAGS_DEBUG=-O1 -g1")
 
 for mode in "${modes[@]}"; do
   case "$mode" in
@@ -16,7 +19,7 @@ for mode in "${modes[@]}"; do
       ctest --test-dir build --output-on-failure -j"$jobs" --timeout 300
       ;;
     asan)
-      ci/build.sh build-asan -DGILSAN_SANITIZE=address,undefined
+      ci/build.sh build-asan -DGILSAN_SANITIZE=address,undefined "${sanitizer_build[@]}"
       # CPython keeps its interned objects until exit on purpose; suppress only libpython's leaks.
       ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 LSAN_OPTIONS=suppressions=$root/ci/lsan.supp \
         UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
@@ -24,7 +27,7 @@ for mode in "${modes[@]}"; do
       ;;
     tsan)
       # The concurrent parts only: CPython itself is not built for TSan.
-      ci/build.sh build-tsan -DGILSAN_SANITIZE=thread "-DGILSAN_ONLY=driver;profile;simcuda;sim;board;watchdog;core;checkers"
+      ci/build.sh build-tsan -DGILSAN_SANITIZE=thread "${sanitizer_build[@]}" "-DGILSAN_ONLY=driver;profile;simcuda;sim;board;watchdog;pymodule;core;sources;inject;checkers"
       TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1 \
         ctest --test-dir build-tsan --output-on-failure -j"$jobs" --timeout 600
       ;;

@@ -25,6 +25,7 @@ Sanitizer::Sanitizer(SanitizerConfig config)
       suppressions_(std::move(config.suppressions)),
       sinks_(std::move(config.sinks)),
       halt_(std::move(config.halt)),
+      announcer_(ValgrindAnnouncer::create(config.driver)),
       model_(std::make_unique<SanitizerModel>(options_, std::move(config.driver))) {}
 
 Sanitizer::~Sanitizer() = default;
@@ -77,6 +78,7 @@ void Sanitizer::thread_exited(ThreadId thread) {
 }
 void Sanitizer::driver_call_enter(const DriverCallEnter& event) {
   handle([&](SanitizerModel& model, auto& out) { model.driver_call_enter(event, out); });
+  if (announcer_) announcer_->driver_call_enter(event);
 }
 void Sanitizer::driver_call_exit(const DriverCallExit& event) {
   handle([&](SanitizerModel& model, auto& out) { model.driver_call_exit(event, out); });
@@ -86,33 +88,42 @@ void Sanitizer::host_function_enqueued(const HostFunctionEnqueued& event) {
 }
 void Sanitizer::host_function_begin(const HostFunctionBegin& event) {
   handle([&](SanitizerModel& model, auto& out) { model.host_function_begin(event, out); });
+  if (announcer_) announcer_->host_function_begin(event);
 }
 void Sanitizer::host_function_end(ThreadId thread) {
   handle([&](SanitizerModel& model, auto& out) { model.host_function_end(thread, out); });
+  if (announcer_) announcer_->host_function_end(thread);
 }
 void Sanitizer::gil_acquire_begin(ThreadId thread, const Stack& stack) {
   handle([&](SanitizerModel& model, auto& out) { model.gil_acquire_begin(thread, stack, out); });
 }
 void Sanitizer::gil_acquired(ThreadId thread) {
   handle([&](SanitizerModel& model, auto& out) { model.gil_acquired(thread, out); });
+  if (announcer_) announcer_->gil_acquired(thread);
 }
 void Sanitizer::gil_released(ThreadId thread) {
   handle([&](SanitizerModel& model, auto&) { model.gil_released(thread); });
+  if (announcer_) announcer_->gil_released(thread);
 }
 void Sanitizer::lock_acquire(const LockAcquire& event) {
   handle([&](SanitizerModel& model, auto& out) { model.lock_acquire(event, out); });
+  if (announcer_) announcer_->lock_acquire(event);
 }
 void Sanitizer::lock_release(ThreadId thread, std::uint64_t lock) {
   handle([&](SanitizerModel& model, auto&) { model.lock_release(thread, lock); });
+  if (announcer_) announcer_->lock_release(thread, lock);
 }
 void Sanitizer::lock_destroyed(std::uint64_t lock) {
   handle([&](SanitizerModel& model, auto&) { model.lock_destroyed(lock); });
+  if (announcer_) announcer_->lock_destroyed(lock);
 }
 void Sanitizer::stream_destroyed(Handle context, Handle stream) {
   handle([&](SanitizerModel& model, auto&) { model.stream_destroyed(context, stream); });
+  if (announcer_) announcer_->stream_destroyed(context, stream);
 }
 void Sanitizer::context_destroyed(Handle context) {
   handle([&](SanitizerModel& model, auto&) { model.context_destroyed(context); });
+  if (announcer_) announcer_->context_destroyed(context);
 }
 void Sanitizer::interpreter_finalization_began() {
   handle([&](SanitizerModel& model, auto&) { model.interpreter_finalization_began(); });

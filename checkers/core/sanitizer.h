@@ -21,6 +21,7 @@
 #include "checkers/core/report.h"
 #include "checkers/core/report_sink.h"
 #include "checkers/core/suppressions.h"
+#include "checkers/core/valgrind_announcer.h"
 
 namespace gilsan::checkers {
 
@@ -100,6 +101,9 @@ class Sanitizer {
   Suppressions suppressions_;
   std::vector<std::shared_ptr<ReportSink>> sinks_;
   std::function<void(int)> halt_;
+  // Under Valgrind only: the same holds and waits, told to Helgrind (valgrind_announcer.h). Called
+  // after handle(), outside every lock of ours, so Helgrind sees no order with our own mutexes.
+  const std::unique_ptr<ValgrindAnnouncer> announcer_;
 
   std::mutex finish_mutex_;         // one finish() at a time; taken before the others
   mutable std::mutex state_mutex_;  // guards everything below down to delivery_mutex_

@@ -92,6 +92,9 @@ void SanitizerModel::report_gil_held_blocking_call(const DriverCallEnter& event,
 void SanitizerModel::report_host_function_call(ThreadId id, const ThreadState& state,
                                                const ActiveCall& call, Out& out) {
   if (!options_.is_enabled(Checker::cuda_call_in_host_function)) return;
+  // Error-string lookups read a constant table and touch no device, context or stream; bindings call
+  // them to word the exception of a refused call, which is itself reported.
+  if (call.call.entry_point == "cuGetErrorName" || call.call.entry_point == "cuGetErrorString") return;
   const HostFunction* host_function = state.current_host_function();
   Report report;
   report.checker = Checker::cuda_call_in_host_function;

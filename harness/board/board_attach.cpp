@@ -26,8 +26,11 @@ using PyIntFunction = int (*)();
 std::atomic<PyIntFunction> g_gil_check{nullptr};
 std::atomic<PyIntFunction> g_python_initialized{nullptr};
 
-// Owned by the thread; reset by a fork because the child's thread is not the parent's.
-thread_local ThreadSlot* t_slot = nullptr;
+// Owned by the thread; reset by a fork because the child's thread is not the parent's. Initial-exec:
+// the writer is linked into dlopen'd libraries (the simulated driver, the injection library), where a
+// default thread_local is dynamic TLS, which LeakSanitizer's tracer cannot walk (it crashes), and
+// whose first touch may allocate, which a signal handler must not do.
+[[gnu::tls_model("initial-exec")]] thread_local ThreadSlot* t_slot = nullptr;
 
 void on_fork_child() {
   g_board.store(nullptr, std::memory_order_release);

@@ -37,17 +37,25 @@ CUresult load(const DriverTable& driver, TestKernels& out) {
 
 // The kernels for `context`. The cache's mutex is never held across a driver call: a load may block
 // while a host function runs, and that host function may itself come here.
-CUresult kernels_for(const DriverTable& driver, CUcontext context, TestKernels& out) {
+CUresult kernels_for(const DriverTable& driver, CUcontext context, TestKernels& out, bool& cached) {
   auto key = std::make_pair(&driver, context);
   {
     std::lock_guard<std::mutex> guard(cache().mutex);
     if (auto it = cache().loaded.find(key); it != cache().loaded.end()) {
       out = it->second;
+      cached = true;
       return CUDA_SUCCESS;
     }
   }
+  // A module loads into the calling thread's current context, which need not be the stream's: make the
+  // stream's context current for the load, so the cache entry holds what its key says.
   TestKernels fresh;
-  if (CUresult rc = load(driver, fresh); rc != CUDA_SUCCESS) return rc;
+  if (CUresult rc = driver.cuCtxPushCurrent(context); rc != CUDA_SUCCESS) return rc;
+  CUresult loaded = load(driver, fresh);
+  CUcontext popped = nullptr;
+  driver.cuCtxPopCurrent(&popped);
+  if (loaded != CUDA_SUCCESS) return loaded;
+  cached = false;
   std::lock_guard<std::mutex> guard(cache().mutex);
   auto [it, inserted] = cache().loaded.emplace(key, fresh);
   if (!inserted) driver.cuModuleUnload(fresh.module);  // another thread loaded it meanwhile
@@ -56,18 +64,22 @@ CUresult kernels_for(const DriverTable& driver, CUcontext context, TestKernels& 
 }
 
 // Launches with the kernels of the stream's context. A context handle can outlive its modules (a
-// primary context keeps its handle across its last release and the next retain), so a launch that
-// finds its function gone reloads the module once and tries again.
+// primary context keeps its handle across its last release and the next retain), and the real driver
+// does not always say so with INVALID_HANDLE: on an H200 (580.159.04), tests/sim's
+// DeviceWorkKeepsTheStreamBusy, run after earlier tests had released and retained the primary context,
+// got LAUNCH_OUT_OF_RESOURCES from a launch of cached kernels. So a failed launch of cached kernels
+// reloads the module once and tries again; a failure with freshly loaded kernels is the answer.
 template <typename Launch>
 CUresult with_test_kernels(const DriverTable& driver, CUstream stream, Launch&& launch) {
   CUcontext context = nullptr;
   if (CUresult rc = driver.cuStreamGetCtx(stream, &context); rc != CUDA_SUCCESS) return rc;
   TestKernels kernels;
-  if (CUresult rc = kernels_for(driver, context, kernels); rc != CUDA_SUCCESS) return rc;
+  bool cached = false;
+  if (CUresult rc = kernels_for(driver, context, kernels, cached); rc != CUDA_SUCCESS) return rc;
   CUresult rc = launch(kernels);
-  if (rc != CUDA_ERROR_INVALID_HANDLE && rc != CUDA_ERROR_CONTEXT_IS_DESTROYED) return rc;
+  if (rc == CUDA_SUCCESS || !cached) return rc;
   forget_test_kernels(driver, context);
-  if (CUresult reload = kernels_for(driver, context, kernels); reload != CUDA_SUCCESS) return reload;
+  if (CUresult reload = kernels_for(driver, context, kernels, cached); reload != CUDA_SUCCESS) return reload;
   return launch(kernels);
 }
 

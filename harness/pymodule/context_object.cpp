@@ -264,7 +264,7 @@ PyObject* context_synchronize(PyObject*, PyObject* args, PyObject* kwargs) {
   if (!current_context_or_raise(&context)) return nullptr;
   const DriverTable* table = opened_driver_table();
   const CUresult result =
-      call_driver("cuCtxSynchronize", hold_gil ? Gil::Hold : Gil::Release, [&] { return table->cuCtxSynchronize(); });
+      call_driver("cuCtxSynchronize", hold_gil ? Gil::Hold : Gil::Release, DriverCallTarget{context, nullptr, nullptr}, [&] { return table->cuCtxSynchronize(); });
   if (!check_driver(result, "cuCtxSynchronize", context)) return nullptr;
   Py_RETURN_NONE;
 }

@@ -6,6 +6,7 @@
 #include <stdexcept>
 
 #include "harness/pymodule/module_errors.h"
+#include "harness/pymodule/observation.h"
 #include "harness/pymodule/python_ref.h"
 
 namespace gilsan::pymodule {
@@ -55,6 +56,7 @@ std::string open_driver_from_environment(bool& bad_request) {
     opened->table = std::move(choice.table);
     // Never freed: the driver's threads run its code until the process ends.
     g_opened.store(opened.release());
+    observe_driver_opened(g_opened.load()->kind == DriverKind::Sim, g_opened.load()->library.c_str());
     return {};
   } catch (const std::exception& error) {
     return error.what();

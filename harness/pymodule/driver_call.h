@@ -10,6 +10,9 @@
 #include <cuda.h>
 
 #include <optional>
+#include <utility>
+
+#include "harness/pymodule/observation.h"
 
 namespace gilsan::pymodule {
 
@@ -18,18 +21,35 @@ enum class Gil { Release, Hold };
 // The injected result for the next call of `entry_point`, if a test asked for one (and counts it down).
 std::optional<CUresult> take_injected_error(const char* entry_point);
 
+// Every driver call the module makes goes through here, so observation.h sees each one: the call is
+// entered after the GIL is released (the board's GIL-at-entry check then reads "released") and left
+// before the thread waits for the GIL again. `target` names the stream, event or context the call
+// waits on, where the call site knows it.
 template <typename Call>
-CUresult call_driver(const char* entry_point, Gil gil, Call&& call) {
+CUresult call_driver(const char* entry_point, Gil gil, const DriverCallTarget& target, Call&& call) {
   if (std::optional<CUresult> injected = take_injected_error(entry_point)) return *injected;
   CUresult result = CUDA_SUCCESS;
   if (gil == Gil::Hold) {
+    observe_gil_held();
+    observe_call_enter(entry_point, target);
     result = call();
+    observe_call_exit(entry_point, result);
   } else {
-    Py_BEGIN_ALLOW_THREADS
+    PyThreadState* saved = PyEval_SaveThread();
+    observe_gil_released();
+    observe_call_enter(entry_point, target);
     result = call();
-    Py_END_ALLOW_THREADS
+    observe_call_exit(entry_point, result);
+    observe_gil_waiting();
+    PyEval_RestoreThread(saved);
+    observe_gil_held();
   }
   return result;
+}
+
+template <typename Call>
+CUresult call_driver(const char* entry_point, Gil gil, Call&& call) {
+  return call_driver(entry_point, gil, DriverCallTarget{}, std::forward<Call>(call));
 }
 
 // GIL held. CUDA_SUCCESS: true. Otherwise sets gilsan.CudaError(name, code, call) and returns false;

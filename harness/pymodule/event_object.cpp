@@ -68,9 +68,11 @@ PyObject* event_record(PyObject* object, PyObject* stream_object) {
   const DriverTable* table = opened_driver_table();
   const CUevent handle = self->handle;
   const CUstream on = stream->handle;
-  if (!check_driver(call_driver("cuEventRecord", Gil::Release, [&] { return table->cuEventRecord(handle, on); }),
+  if (!check_driver(call_driver("cuEventRecord", Gil::Release, DriverCallTarget{self->context, on, handle},
+                                [&] { return table->cuEventRecord(handle, on); }),
                     "cuEventRecord", self->context))
     return nullptr;
+  observe_event_recorded(handle, on, stream->context != nullptr ? stream->context : self->context);
   Py_RETURN_NONE;
 }
 
@@ -83,7 +85,7 @@ PyObject* event_synchronize(PyObject* object, PyObject* args, PyObject* kwargs) 
   const DriverTable* table = opened_driver_table();
   const CUevent handle = self->handle;
   const CUresult result = call_driver("cuEventSynchronize", hold_gil ? Gil::Hold : Gil::Release,
-                                      [&] { return table->cuEventSynchronize(handle); });
+                                      DriverCallTarget{self->context, nullptr, handle}, [&] { return table->cuEventSynchronize(handle); });
   if (!check_driver(result, "cuEventSynchronize", self->context)) return nullptr;
   Py_RETURN_NONE;
 }

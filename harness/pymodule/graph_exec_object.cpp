@@ -55,9 +55,12 @@ PyObject* exec_launch(PyObject* object, PyObject* stream_object) {
   const CUgraphExec handle = self->handle;
   const CUstream on = stream->handle;
   graph_host_runs_expected(self->python_host_nodes);
-  const CUresult result = call_driver("cuGraphLaunch", Gil::Release, [&] { return table->cuGraphLaunch(handle, on); });
+  observe_graph_host_functions_enqueued(self->python_host_nodes, on, stream->context);
+  const CUresult result = call_driver("cuGraphLaunch", Gil::Release, DriverCallTarget{stream->context, on, nullptr},
+                                      [&] { return table->cuGraphLaunch(handle, on); });
   if (result != CUDA_SUCCESS) {
     graph_host_runs_expected(-self->python_host_nodes);
+    observe_graph_host_functions_dropped(self->python_host_nodes);
     check_driver(result, "cuGraphLaunch", stream->context);
     return nullptr;
   }

@@ -10,6 +10,7 @@
 #include "harness/pymodule/host_trampolines.h"
 #include "harness/pymodule/interpreter_gate.h"
 #include "harness/pymodule/module_stats.h"
+#include "harness/pymodule/observation.h"
 #include "harness/pymodule/python_ref.h"
 #include "harness/pymodule/stream_object.h"
 #include "harness/pymodule/stream_payload_registry.h"
@@ -29,11 +30,15 @@ struct LaunchTarget {
 // released (or, if a sticky-error sweep got to it while the GIL was released, only freed).
 bool enqueue_owned(const LaunchTarget& target, CUhostFn trampoline, HostPayload* payload) {
   payload->context = target.context;
+  payload->stream = target.stream;
   register_stream_payload(payload);
   host_functions_pending(1);
-  const CUresult result = call_driver("cuLaunchHostFunc", Gil::Release,
+  // Pending before the call: the driver may start it before cuLaunchHostFunc returns.
+  observe_host_function_enqueued(payload, target.stream, target.context);
+  const CUresult result = call_driver("cuLaunchHostFunc", Gil::Release, DriverCallTarget{target.context, target.stream, nullptr},
                                       [&] { return target.table->cuLaunchHostFunc(target.stream, trampoline, payload); });
   if (result == CUDA_SUCCESS) return true;
+  observe_host_function_dropped(payload);
   if (claim_stream_payload(payload)) {
     host_functions_pending(-1);
     release_payload(payload);

@@ -4,6 +4,7 @@
 #include <string>
 
 #include "harness/pymodule/module_stats.h"
+#include "harness/pymodule/observation.h"
 
 namespace gilsan::pymodule {
 namespace {
@@ -27,6 +28,7 @@ HostPayload* new_python_payload(PyObject* fn, PyObject* args, PyObject* kwargs, 
   payload->args = Py_NewRef(args);
   payload->kwargs = Py_XNewRef(kwargs);
   payload->origin = origin;
+  observe_payload_created(payload);
   stats().payloads_created.fetch_add(1);
   return payload;
 }
@@ -46,6 +48,7 @@ void call_payload(HostPayload* payload) {
   stats().host_functions_run.fetch_add(1);
   if (result == nullptr) {
     stats().host_functions_raised.fetch_add(1);
+    observe_host_function_raised();
     report_unraisable(*payload);
   } else {
     Py_DECREF(result);

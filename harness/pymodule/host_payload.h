@@ -26,11 +26,15 @@ struct HostPayload {
   PyObject* kwargs = nullptr;      // owned dict or null (PythonCall)
   void* user_data_copy = nullptr;  // malloc'd copy of a bytes-like user_data (NativeKeepAlive) or null
   const char* origin = "";         // names the path in unraisable messages, e.g. "gilsan.host_launch"
+  // "file.py:LINE name" of the callable, for the watchdog's board (observation.h); written with the
+  // GIL at creation, read by the trampoline before it has the GIL.
+  char description[96] = {};
   bool released = false;           // drop_python_references ran (it runs at most once)
 
   // Stream path only: the context whose sticky error means the driver will never run it, and who
   // claimed it (the trampoline that runs it, or the sweep that abandons it).
   CUcontext context = nullptr;
+  CUstream stream = nullptr;  // where it was enqueued, for the board's host-function record
   std::atomic<int> claim{0};
 };
 

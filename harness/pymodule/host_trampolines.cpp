@@ -4,6 +4,7 @@
 #include "harness/pymodule/host_payload.h"
 #include "harness/pymodule/interpreter_gate.h"
 #include "harness/pymodule/module_stats.h"
+#include "harness/pymodule/observation.h"
 #include "harness/pymodule/stream_payload_registry.h"
 
 namespace gilsan::pymodule {
@@ -15,32 +16,44 @@ void CUDA_CB stream_python_trampoline(void* data) {
     free_payload_memory(payload);
     return;
   }
+  observe_host_function_begin(payload);
   // Checked before PyGILState_Ensure: once finalization began, Ensure itself is the hazard.
   if (!try_enter_python()) {
     stats().host_functions_skipped.fetch_add(1);
     leak_payload(payload);
+    observe_host_function_end();
     host_function_finished();
     return;
   }
+  observe_gil_waiting();
   const PyGILState_STATE state = PyGILState_Ensure();
+  observe_gil_held();
   call_payload(payload);
   release_payload(payload);
   PyGILState_Release(state);
+  observe_gil_released();
   leave_python();
+  observe_host_function_end();
   host_function_finished();
 }
 
 void CUDA_CB graph_python_trampoline(void* data) {
   auto* payload = static_cast<HostPayload*>(data);
+  observe_graph_host_function_begin(payload);
   if (!try_enter_python()) {
     stats().host_functions_skipped.fetch_add(1);
+    observe_host_function_end();
     graph_host_run_finished();
     return;
   }
+  observe_gil_waiting();
   const PyGILState_STATE state = PyGILState_Ensure();
+  observe_gil_held();
   call_payload(payload);
   PyGILState_Release(state);
+  observe_gil_released();
   leave_python();
+  observe_host_function_end();
   graph_host_run_finished();
 }
 

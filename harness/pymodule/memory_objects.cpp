@@ -66,7 +66,7 @@ bool free_device(DeviceBufferObject* self) {
   self->pointer = 0;
   const DriverTable* table = opened_driver_table();
   if (pointer == 0 || table == nullptr) return true;
-  return check_driver(call_driver("cuMemFree", Gil::Release, [&] { return table->cuMemFree(pointer); }), "cuMemFree",
+  return check_driver(call_driver("cuMemFree", Gil::Release, DriverCallTarget{self->context, nullptr, nullptr}, [&] { return table->cuMemFree(pointer); }), "cuMemFree",
                       self->context);
 }
 
@@ -86,7 +86,7 @@ int device_init(PyObject* object, PyObject* args, PyObject* kwargs) {
   if (!current_context_or_raise(&context)) return -1;
   const DriverTable* table = opened_driver_table();
   CUdeviceptr pointer = 0;
-  if (!check_driver(call_driver("cuMemAlloc", Gil::Release,
+  if (!check_driver(call_driver("cuMemAlloc", Gil::Release, DriverCallTarget{context, nullptr, nullptr},
                                 [&] { return table->cuMemAlloc(&pointer, static_cast<size_t>(size)); }),
                     "cuMemAlloc", context))
     return -1;
@@ -366,6 +366,18 @@ bool add_memory_types(PyObject* module) {
   return g_device_type != nullptr && g_pinned_type != nullptr &&
          PyModule_AddObjectRef(module, "DeviceBuffer", reinterpret_cast<PyObject*>(g_device_type)) == 0 &&
          PyModule_AddObjectRef(module, "PinnedBuffer", reinterpret_cast<PyObject*>(g_pinned_type)) == 0;
+}
+
+bool is_device_buffer(PyObject* object) { return PyObject_TypeCheck(object, g_device_type); }
+
+bool device_buffer_memory_or_raise(PyObject* object, const char* who, CUdeviceptr* pointer, Py_ssize_t* size,
+                                   CUcontext* context) {
+  const DeviceBufferObject* self = open_device_or_raise(object, who);
+  if (self == nullptr) return false;
+  *pointer = self->pointer;
+  *size = self->size;
+  *context = self->context;
+  return true;
 }
 
 }  // namespace gilsan::pymodule

@@ -11,9 +11,15 @@
 
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
+#include <cuda.h>
 
 namespace gilsan::pymodule {
 
 bool add_memory_types(PyObject* module);
+
+bool is_device_buffer(PyObject* object);
+// GIL held. The memory of an open gilsan.DeviceBuffer; false with ValueError set once it is freed.
+bool device_buffer_memory_or_raise(PyObject* object, const char* who, CUdeviceptr* pointer, Py_ssize_t* size,
+                                   CUcontext* context);
 
 }  // namespace gilsan::pymodule

@@ -10,6 +10,8 @@
 #include <cstdlib>
 
 #include "harness/pymodule/context_object.h"
+#include "harness/pymodule/copy_host.h"
+#include "harness/pymodule/copy_to.h"
 #include "harness/pymodule/deferred_release.h"
 #include "harness/pymodule/driver_access.h"
 #include "harness/pymodule/driver_call.h"
@@ -20,7 +22,9 @@
 #include "harness/pymodule/memory_objects.h"
 #include "harness/pymodule/module_errors.h"
 #include "harness/pymodule/module_stats.h"
+#include "harness/pymodule/observation.h"
 #include "harness/pymodule/native_test_functions.h"
+#include "harness/pymodule/pinned_ring.h"
 #include "harness/pymodule/python_ref.h"
 #include "harness/pymodule/stream_object.h"
 #include "harness/pymodule/type_support.h"
@@ -59,6 +63,7 @@ PyObject* release_deferred(PyObject*, PyObject*) {
 
 // Registered with atexit: runs while the interpreter is still whole, before finalization begins.
 PyObject* close_at_interpreter_exit(PyObject*, PyObject*) {
+  observe_interpreter_finalizing();
   run_deferred_releases();
   close_gate_at_exit();
   run_deferred_releases();
@@ -72,6 +77,15 @@ PyMethodDef kModuleMethods[] = {
     {"host_launch", as_method(host_launch), METH_VARARGS | METH_KEYWORDS,
      "host_launch(stream, fn, *args, **kwargs): enqueues fn(*args, **kwargs) on the stream. fn may also be a "
      "ctypes CFUNCTYPE(None, c_void_p) pointer or an int address, with user_data=."},
+    {"copy_host", as_method(copy_host), METH_VARARGS | METH_KEYWORDS,
+     "copy_host(stream, dst, src, nbytes=None): a host-to-host memcpy in stream order, run by a C host function "
+     "(no GIL)."},
+    {"copy_to", as_method(copy_to), METH_VARARGS | METH_KEYWORDS,
+     "copy_to(dst, device_src, stream, *, staging=None, nbytes=None): device memory into a host buffer in stream "
+     "order, staged through a PinnedRing when given."},
+    {"host_memcpy", as_method(host_memcpy), METH_VARARGS | METH_KEYWORDS,
+     "host_memcpy(dst, src, nbytes=None, *, threads=1): a synchronous native memcpy over `threads` threads, GIL "
+     "released."},
     {"driver", driver_info, METH_NOARGS, "The driver in use: DriverInfo(kind, reason, version, library, profile_source)."},
     {"device_count", device_count, METH_NOARGS, "Number of devices (cuDeviceGetCount)."},
     {"current_context", current_context, METH_NOARGS, "The calling thread's current CUcontext as an int, or None."},
@@ -139,8 +153,9 @@ PyMODINIT_FUNC PyInit_gilsan(void) {
   if (!module) return nullptr;
   if (!add_error_types(module.get()) || !add_driver_info_type(module.get()) || !add_context_type(module.get()) ||
       !add_stream_type(module.get()) || !add_event_type(module.get()) || !add_graph_types(module.get()) ||
-      !add_memory_types(module.get()) || !register_atexit_hook())
+      !add_memory_types(module.get()) || !add_pinned_ring_type(module.get()) || !register_atexit_hook())
     return nullptr;
+  observe_module_imported();
 #ifdef GILSAN_MODULE_STANDALONE
   static bool exit_report_registered = false;
   if (!exit_report_registered) {

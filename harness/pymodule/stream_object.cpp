@@ -160,7 +160,7 @@ PyObject* stream_synchronize(PyObject* object, PyObject* args, PyObject* kwargs)
   if (table == nullptr) return nullptr;
   const CUstream handle = self->handle;
   const CUresult result = call_driver("cuStreamSynchronize", hold_gil ? Gil::Hold : Gil::Release,
-                                      [&] { return table->cuStreamSynchronize(handle); });
+                                      DriverCallTarget{self->context, handle, nullptr}, [&] { return table->cuStreamSynchronize(handle); });
   if (!check_driver(result, "cuStreamSynchronize", self->context)) return nullptr;
   Py_RETURN_NONE;
 }

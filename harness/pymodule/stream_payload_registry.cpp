@@ -6,6 +6,7 @@
 
 #include "harness/pymodule/interpreter_gate.h"
 #include "harness/pymodule/module_stats.h"
+#include "harness/pymodule/observation.h"
 
 namespace gilsan::pymodule {
 namespace {
@@ -47,6 +48,7 @@ std::size_t abandon_stream_payloads(CUcontext context) {
     }
   }
   for (HostPayload* payload : abandoned) {
+    observe_host_function_dropped(payload);
     drop_python_references(payload);
     stats().host_functions_abandoned.fetch_add(1);
     host_function_finished();

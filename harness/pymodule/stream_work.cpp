@@ -50,10 +50,13 @@ bool enqueue_device_work_or_raise(CUstream stream, CUcontext context, unsigned l
   if (table == nullptr) return false;
   // The legacy and per-thread streams follow the current context, which must exist for the launch.
   if (context == nullptr && !current_context_or_raise(&context)) return false;
-  const CUresult result = call_driver("cuLaunchKernel", Gil::Release, [&] {
+  const CUresult result = call_driver("cuLaunchKernel", Gil::Release, DriverCallTarget{context, stream, nullptr}, [&] {
     return launch_device_work(*table, stream, std::chrono::microseconds(microseconds));
   });
-  return check_driver(result, "cuLaunchKernel", context);
+  if (!check_driver(result, "cuLaunchKernel", context)) return false;
+  // Declared here, on both drivers alike: the module is what knows that this work ends, and when.
+  observe_device_work_enqueued(microseconds);
+  return true;
 }
 
 bool add_work_node_or_raise(CUgraph graph, const CUgraphNode* dependencies, std::size_t dependency_count,

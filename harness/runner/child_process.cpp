@@ -91,6 +91,8 @@ SpawnedChild spawn_in_own_process_group(const ChildCommand& command) {
   setup.check(posix_spawn_file_actions_adddup2(setup.actions(), err.write_end.get(), 2), "adddup2(stderr)");
   setup.check(posix_spawn_file_actions_adddup2(setup.actions(), report.write_end.get(), command.report_fd_in_child),
               "adddup2(report)");
+  for (const auto& [here, in_child] : command.inherited_fds)
+    setup.check(posix_spawn_file_actions_adddup2(setup.actions(), here, in_child), "adddup2(inherited)");
 
   // Process group 0 means "a new group whose id is the child's pid". Signal dispositions the parent
   // changed (an ignored SIGPIPE, our SIGINT handler) must not leak into the scenario.

@@ -7,6 +7,7 @@
 
 #include <string>
 #include <system_error>
+#include <utility>
 #include <vector>
 
 #include "harness/runner/unique_fd.h"
@@ -18,6 +19,9 @@ struct ChildCommand {
   std::vector<std::string> arguments;    // argv, argv[0] included
   std::vector<std::string> environment;  // "NAME=value" entries, the child's whole environment
   int report_fd_in_child = 3;            // where the child finds the write end of the report pipe
+  // Further descriptors the child inherits: (descriptor here, number in the child). The one here
+  // must not be any of 0-3 or another entry's number in the child.
+  std::vector<std::pair<int, int>> inherited_fds;
 };
 
 // The parent's ends: read ends, non-blocking and close-on-exec. The child's pid is its process group.

@@ -28,6 +28,8 @@ struct Verdict {
 class SupervisionHook {
  public:
   virtual ~SupervisionHook() = default;
+  // Once, before the child is started: a hook may add to its environment and inherited descriptors.
+  virtual void before_spawn(ChildCommand& command) { (void)command; }
   // Once, after the child started and before the first tick.
   virtual void on_start(pid_t child) { (void)child; }
   // Every tick while the child runs and no verdict or timeout has ended the run.

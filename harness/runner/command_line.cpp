@@ -1,6 +1,7 @@
 #include "harness/runner/command_line.h"
 
 #include <charconv>
+#include <chrono>
 #include <cmath>
 #include <cstdlib>
 #include <filesystem>
@@ -73,6 +74,14 @@ double checked_timeout(const std::string& value) {
   return seconds;
 }
 
+std::chrono::milliseconds checked_quiet(const std::string& value) {
+  long long milliseconds = 0;
+  const auto [end, error] = std::from_chars(value.data(), value.data() + value.size(), milliseconds);
+  if (error != std::errc() || end != value.data() + value.size() || milliseconds <= 0 || milliseconds > 3'600'000)
+    throw UsageError("--quiet-ms must be a whole number of milliseconds from 1 to 3600000, not '" + value + "'");
+  return std::chrono::milliseconds(milliseconds);
+}
+
 std::string checked_profile(const std::string& value) {
   std::error_code error;
   if (!std::filesystem::is_regular_file(value, error)) throw UsageError("--profile " + value + ": no such file");
@@ -87,6 +96,12 @@ bool take_run_option(ArgumentCursor& cursor, std::string_view option, RunSetting
     settings.profile_path = checked_profile(cursor.value_of(option));
   } else if (option == "--timeout") {
     settings.timeout_override_seconds = checked_timeout(cursor.value_of(option));
+  } else if (option == "--quiet-ms") {
+    settings.watchdog.quiet = checked_quiet(cursor.value_of(option));
+  } else if (option == "--sanitize") {
+    const std::string value = cursor.value_of(option);
+    if (value != "on" && value != "off") throw UsageError("--sanitize must be on or off, not '" + value + "'");
+    settings.sanitize = value == "on";
   } else if (option == "--python-env") {
     try {
       settings.python = virtualenv_python_environment(cursor.value_of(option));
@@ -114,6 +129,8 @@ RunCommand parse_run(std::span<const std::string_view> arguments) {
       command.format = format == "json" ? ReportFormat::Json : ReportFormat::Text;
     } else if (argument == "-o" || argument == "--output") {
       command.output_path = cursor.value_of(argument);
+    } else if (argument == "--dot") {
+      command.settings.watchdog.dot_path = cursor.value_of(argument);
     } else {
       cursor.unknown(argument);
     }
@@ -188,21 +205,34 @@ std::string usage_text() {
   return R"(usage:
   gilsan run SCENARIO.py [--driver auto|real|sim] [--profile FILE] [--timeout SECONDS]
                          [--python-env VENV] [--report text|json] [-o REPORT_FILE]
+                         [--quiet-ms N] [--dot FILE] [--sanitize on|off]
   gilsan suite [PATH...] [--driver auto|real|sim] [--profile FILE] [--timeout SECONDS]
-                         [--python-env VENV] [--junit FILE] [--filter TEXT]
+                         [--python-env VENV] [--junit FILE] [--filter TEXT] [--quiet-ms N]
+                         [--sanitize on|off]
+  gilsan probe [--driver real|sim] [--profile IN] [-o PROFILE.json] [--markdown FILE]
+  gilsan probe --diff A.json B.json
   gilsan --help
 
 run     runs one scenario in a child process with an embedded Python and reports its outcome
-        against the scenario's '# gilsan: expect = ...' header.
+        against the scenario's '# gilsan: expect = ...' header. A watchdog supervises the child:
+        a hang becomes the outcome deadlock:CLASS (docs/watchdog.md), with its report.
 suite   runs every *.py scenario under each PATH (default: )" +
          default_scenario_folder() + R"(),
         one line each, then "N passed, N failed, N skipped".
+probe   measures what the driver blocks and allows around host functions (docs/probe.md; its own
+        exit codes are listed there).
 
   --driver       the CUDA driver the gilsan module uses (default auto: real if usable, else sim)
   --profile      the simulated driver's behaviour profile (JSON)
   --timeout      seconds before the scenario is stopped; overrides the header's timeout (default 60)
   --python-env   a virtualenv whose site-packages the scenario sees (same Python version as gilsan's)
-  --report       the report's form on stdout or in -o's file (default text)
+  --report       the report's form on stdout or in -o's file (default text); it includes the
+                 watchdog's hang or crash report (class, cycle, stacks) when there is one
+  --quiet-ms     the watchdog reports a hang after N ms without progress while a thread is blocked
+                 (default 500; 20 times as long under valgrind)
+  --dot          write the watchdog's wait-for graph (Graphviz DOT) to FILE when it reports
+  --sanitize     run the sanitizer in the scenario (default on; docs/sanitizer.md): its findings
+                 become the outcome report:CHECKER; GILSAN_OPTIONS configures it
   --junit        also write JUnit XML for CI
   --filter       only scenarios whose path contains TEXT
 

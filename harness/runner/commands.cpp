@@ -7,6 +7,7 @@
 #include "harness/runner/exit_codes.h"
 #include "harness/runner/interrupt_hook.h"
 #include "harness/runner/run_report.h"
+#include "harness/runner/scenario_sanitizer.h"
 
 namespace gilsan {
 namespace {
@@ -22,10 +23,19 @@ int exit_code_for(ResultStatus status) {
   return kExitInternal;
 }
 
+// A bad GILSAN_OPTIONS would fail every child the same way: said once, as a usage error.
+bool sanitizer_options_are_usable(const RunSettings& settings) {
+  if (!settings.sanitize) return true;
+  const std::optional<std::string> error = sanitizer_options_error();
+  if (error) std::cerr << "gilsan: " << *error << "\n";
+  return !error;
+}
+
 }  // namespace
 
 int run_command(const RunCommand& command) {
   const ScenarioHeader header = read_scenario_header(command.scenario);
+  if (!sanitizer_options_are_usable(command.settings)) return kExitUsage;
   InterruptHook interrupt;
   SupervisionHook* hooks[] = {&interrupt};
   const ScenarioResult result = run_scenario(command.scenario, header, command.settings, hooks);
@@ -47,6 +57,7 @@ int run_command(const RunCommand& command) {
 }
 
 int suite_command(const SuiteCommand& command) {
+  if (!sanitizer_options_are_usable(command.settings.run)) return kExitUsage;
   InterruptHook interrupt;
   SupervisionHook* hooks[] = {&interrupt};
   const SuiteSummary summary = run_suite(command.settings, hooks, [](const ScenarioResult& result) {

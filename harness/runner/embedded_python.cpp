@@ -192,6 +192,19 @@ std::optional<std::string> EmbeddedPython::gilsan_driver_description() {
   return python::str_of(description.get());
 }
 
+void EmbeddedPython::dump_python_stacks_to(int fd, int signal_number) {
+  Ref faulthandler(PyImport_ImportModule("faulthandler"));
+  run_python_or_throw(faulthandler != nullptr, "cannot import faulthandler");
+  // register(signum, file=, all_threads=, chain=) by keyword, as docs/watchdog.md spells the call.
+  Ref register_function(PyObject_GetAttrString(faulthandler.get(), "register"));
+  run_python_or_throw(register_function != nullptr, "cannot use faulthandler");
+  Ref register_args(Py_BuildValue("(i)", signal_number));
+  Ref register_kwargs(Py_BuildValue("{s:i,s:O,s:O}", "file", fd, "all_threads", Py_True, "chain", Py_False));
+  Ref done(register_args && register_kwargs ? PyObject_Call(register_function.get(), register_args.get(), register_kwargs.get())
+                                            : nullptr);
+  run_python_or_throw(done != nullptr, "faulthandler.register");
+}
+
 int EmbeddedPython::finalize() {
   finalized_ = true;
   return Py_FinalizeEx();

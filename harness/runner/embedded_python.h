@@ -58,6 +58,12 @@ class EmbeddedPython {
   // str(gilsan.driver()) when the scenario imported the gilsan module and it has driver().
   std::optional<std::string> gilsan_driver_description();
 
+  // faulthandler writes every thread's Python stack to `fd` when the process gets `signal_number`
+  // (the watchdog's snapshot; no GIL needed). Not faulthandler.enable: its fatal-signal handler would
+  // sit in front of the board's crash reporter, which must see the faulting frames first. A crash's
+  // Python stacks come from the same snapshot, taken while the crashing thread waits in the reporter.
+  void dump_python_stacks_to(int fd, int signal_number);
+
   // Py_FinalizeEx's status (0, or -1 when flushing buffered data failed).
   int finalize();
 

@@ -1,6 +1,7 @@
 // gilsan: parses the command line and hands over to the command; errors become one line and an
 // exit code (see exit_codes.h).
 #include <iostream>
+#include <string>
 #include <string_view>
 #include <variant>
 #include <vector>
@@ -9,9 +10,18 @@
 #include "harness/runner/commands.h"
 #include "harness/runner/exit_codes.h"
 #include "harness/runner/scenario_header.h"
+#ifdef GILSAN_WITH_PROBE
+#include "harness/probe/probe_command.h"
+#endif
 
 int main(int argc, char** argv) {
   using namespace gilsan;
+#ifdef GILSAN_WITH_PROBE
+  // The probe parses its own flags and re-executes itself with argv's tail, so it gets that tail as is.
+  if (argc >= 2 && std::string_view(argv[1]) == "probe") {
+    return probe::run_probe_command(std::vector<std::string>(argv + 2, argv + argc));
+  }
+#endif
   const std::vector<std::string_view> arguments(argv + 1, argv + argc);
   try {
     const Command command = parse_command_line(arguments);

@@ -4,6 +4,7 @@
 
 #include "harness/runner/python_names.h"
 #include "harness/runner/signal_names.h"
+#include "harness/watchdog/deadlock_class.h"
 
 namespace gilsan {
 namespace {
@@ -22,10 +23,18 @@ bool contains(const std::vector<std::string_view>& names, std::string_view name)
 
 }  // namespace
 
+// The watchdog's own names (deadlock_class.h), so an expectation can name exactly what it reports.
 const std::vector<std::string_view>& deadlock_classes() {
-  static const std::vector<std::string_view> classes = {
-      "gil-driver-inversion", "callback-self-wait", "callback-serialization", "callback-driver-lock",
-      "user-lock-inversion",  "finalization",       "gpu-stall",              "unknown"};
+  using watchdog::DeadlockClass;
+  static const std::vector<std::string_view> classes = [] {
+    std::vector<std::string_view> names;
+    for (DeadlockClass value : {DeadlockClass::GilDriverInversion, DeadlockClass::CallbackSelfWait,
+                                DeadlockClass::CallbackSerialization, DeadlockClass::CallbackDriverLock,
+                                DeadlockClass::UserLockInversion, DeadlockClass::Finalization, DeadlockClass::GpuStall,
+                                DeadlockClass::Unknown})
+      names.emplace_back(watchdog::to_string(value));
+    return names;
+  }();
   return classes;
 }
 

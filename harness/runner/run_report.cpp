@@ -88,7 +88,9 @@ std::string text_report(const ScenarioResult& result) {
   if (report.driver) text += "driver    " + *report.driver + "\n";
   if (report.python_version) text += "python    " + *report.python_version + "\n";
   text += "time      " + seconds(run.elapsed.count()) + " (timeout " + seconds(result.timeout_seconds) + ")\n";
-  if (run.timed_out || run.verdict)
+  if (run.verdict && run.verdict->outcome.kind == OutcomeKind::Deadlock)
+    text += "stopped   SIGKILL to the process group after the watchdog's snapshot\n";
+  else if (run.timed_out || run.verdict)
     text += std::string("stopped   SIGTERM to the process group") + (run.needed_sigkill ? ", then SIGKILL" : "") + "\n";
   if (report.skipped_host_functions)
     text += "host functions skipped after finalization: " + std::to_string(*report.skipped_host_functions) + "\n";
@@ -98,6 +100,12 @@ std::string text_report(const ScenarioResult& result) {
   for (const std::string& error : report.protocol_errors) text += "report channel: " + error + "\n";
 
   if (run.verdict && !run.verdict->explanation.empty()) section(text, "verdict", run.verdict->explanation);
+  if (result.watchdog) {
+    section(text, "watchdog report", result.watchdog->text);
+    if (result.watchdog->dot_error) text += "WARNING: " + *result.watchdog->dot_error + "\n";
+  }
+  if (result.sanitizer && !result.sanitizer->text.empty()) section(text, "sanitizer report", result.sanitizer->text);
+  if (result.sanitizer && result.sanitizer->error) text += "WARNING: " + *result.sanitizer->error + "\n";
   if (report.exception) section(text, "uncaught exception", report.exception->traceback);
   for (std::size_t i = 0; i < report.unraisables.size(); ++i) {
     const UnraisableRecord& record = report.unraisables[i];
@@ -109,6 +117,33 @@ std::string text_report(const ScenarioResult& result) {
   text += one_line_report(result) + "\n";
   return text;
 }
+
+namespace {
+
+// The watchdog's report as its own versioned object (docs/report-schema.md), with what the runner
+// adds: the onset-to-report latency and a DOT file that could not be written.
+json watchdog_json(const ScenarioResult& result) {
+  if (!result.watchdog) return nullptr;
+  const WatchdogFindings& findings = *result.watchdog;
+  json document = json::parse(findings.json, nullptr, false);
+  if (document.is_discarded()) document = {{"class", findings.class_name}, {"text", findings.text}};
+  document["onset_to_report_ms"] = findings.onset_to_report_ms ? json(*findings.onset_to_report_ms) : json(nullptr);
+  document["dot_error"] = optional_json(findings.dot_error);
+  return document;
+}
+
+// The sanitizer's own document (gilsan-sanitizer-report/1, docs/sanitizer.md) and its text; null
+// when the run was not sanitized.
+json sanitizer_json(const ScenarioResult& result) {
+  if (!result.sanitizer) return nullptr;
+  const SanitizerFindings& findings = *result.sanitizer;
+  json document = findings.json.empty() ? json(nullptr) : json::parse(findings.json, nullptr, false);
+  if (document.is_discarded()) document = nullptr;
+  return {{"checkers", findings.checkers}, {"report", document}, {"text", findings.text},
+          {"error", optional_json(findings.error)}};
+}
+
+}  // namespace
 
 std::string json_report(const ScenarioResult& result) {
   const SupervisedRun& run = result.run;
@@ -144,6 +179,8 @@ std::string json_report(const ScenarioResult& result) {
       {"verdict", run.verdict ? json{{"outcome", run.verdict->outcome.to_string()},
                                      {"explanation", run.verdict->explanation}}
                               : json(nullptr)},
+      {"watchdog", watchdog_json(result)},
+      {"sanitizer", sanitizer_json(result)},
       {"stdout", run.stdout_text},
       {"stderr", run.stderr_text},
       {"stdout_dropped_bytes", run.stdout_dropped_bytes},

@@ -3,6 +3,7 @@
 #include "harness/runner/scenario_child.h"
 
 #include <fcntl.h>
+#include <signal.h>
 #include <sys/resource.h>
 #include <unistd.h>
 
@@ -10,11 +11,14 @@
 #include <cstdlib>
 #include <filesystem>
 
+#include "harness/board/board_writer.h"
 #include "harness/runner/child_report.h"
 #include "harness/runner/embedded_python.h"
 #include "harness/runner/python_environment.h"
 #include "harness/runner/scenario_header.h"
 #include "harness/runner/scenario_requirements.h"
+#include "harness/runner/scenario_sanitizer.h"
+#include "harness/runner/watchdog_hook.h"
 
 #ifdef GILSAN_WITH_PYMODULE
 #include "harness/pymodule/gilsan_module.h"
@@ -49,6 +53,34 @@ int report_fd_from_environment() {
   return static_cast<int>(fd);
 }
 
+// The write end of the watchdog's Python-stack pipe, when the parent passed one (-1 otherwise).
+int python_stack_fd_from_environment() {
+  const char* text = std::getenv(kPythonStackFdVariable);
+  char* end = nullptr;
+  const long fd = text != nullptr ? std::strtol(text, &end, 10) : -1;
+  if (text == nullptr || *end != '\0' || fd < 0 || ::fcntl(static_cast<int>(fd), F_GETFD) < 0) return -1;
+  ::fcntl(static_cast<int>(fd), F_SETFD, FD_CLOEXEC);  // not for processes the scenario execs
+  return static_cast<int>(fd);
+}
+
+// The watchdog's child side, first thing (docs/watchdog.md): the board mapped before any thread
+// exists, the stack sampler before the crash reporter (whose handler blocks the sampler's signal).
+// All of it does nothing when the parent made no board.
+void prepare_for_the_watchdog() {
+  board::attach();
+  board::install_stack_sampler();
+  board::install_crash_reporter();
+}
+
+// faulthandler's stacks go to the parent's pipe; the signal is one scenarios do not use.
+void send_python_stacks_to_the_watchdog(EmbeddedPython& python) {
+  const int fd = python_stack_fd_from_environment();
+  if (fd < 0 || !board::enabled()) return;
+  const int signal_number = SIGRTMIN + 7;
+  python.dump_python_stacks_to(fd, signal_number);
+  board::announce_python_stack_signal(signal_number);
+}
+
 // Scenarios crash on purpose; their core files would only fill the working folder.
 void disable_core_files() {
   const rlimit none{0, 0};
@@ -65,6 +97,8 @@ std::optional<unsigned long long> drain_host_functions_after_finalize() {
 
 int run(const ChildArguments& arguments, ChildReportWriter& writer) {
   const ScenarioHeader header = read_scenario_header(arguments.scenario_path);
+  // Before the interpreter: the module looks the sanitizer up when it is imported.
+  if (scenario_sanitizer_requested()) start_scenario_sanitizer();
 #ifdef GILSAN_WITH_PYMODULE
   if (PyImport_AppendInittab("gilsan", PyInit_gilsan) != 0) throw PythonError("cannot register the gilsan module");
 #endif
@@ -75,6 +109,7 @@ int run(const ChildArguments& arguments, ChildReportWriter& writer) {
                                      std::filesystem::absolute(scenario).parent_path().string(),
                                      environment.virtualenv, environment.site_packages};
   EmbeddedPython python(settings);
+  send_python_stacks_to_the_watchdog(python);
   writer.started(python.version());
 
   if (std::optional<std::string> reason = unmet_requirement(header, arguments.driver_request, python)) {
@@ -90,15 +125,18 @@ int run(const ChildArguments& arguments, ChildReportWriter& writer) {
 
   const int status = python.finalize();
   writer.finalized(status, drain_host_functions_after_finalize());
-  if (result.system_exit_code) return *result.system_exit_code;
-  if (result.exception) return 1;
-  return status < 0 ? 120 : 0;  // 120: what python exits with when finalization fails to flush
+  int exit_status = status < 0 ? 120 : 0;  // 120: what python exits with when finalization fails to flush
+  if (result.exception) exit_status = 1;
+  if (result.system_exit_code) exit_status = *result.system_exit_code;
+  // After the drain: host functions that ran late are checked too.
+  return finish_scenario_sanitizer(exit_status);
 }
 
 }  // namespace
 
 void run_scenario_child(const ChildArguments& arguments) {
   ChildReportWriter writer(report_fd_from_environment());
+  prepare_for_the_watchdog();
   disable_core_files();
   try {
     leave(run(arguments, writer));

@@ -12,7 +12,7 @@
 namespace gilsan {
 namespace {
 
-constexpr std::string_view kKnownKeys[] = {"expect", "drivers", "timeout", "needs", "description"};
+constexpr std::string_view kKnownKeys[] = {"expect", "drivers", "timeout", "needs", "description", "suppressions"};
 constexpr double kLongestTimeoutSeconds = 24 * 60 * 60;
 
 std::string_view trimmed(std::string_view text) {
@@ -74,6 +74,8 @@ void apply(ScenarioHeader& header, std::string_view key, std::string_view value)
       if (need != kNeedTwoDevices && !is_dotted_python_name(need))
         throw std::invalid_argument("unknown need '" + need +
                                     "' (a Python module such as cupy or cuda.core, or two-devices)");
+  } else if (key == "suppressions") {
+    header.suppressions = std::string(value);
   } else {
     header.description = std::string(value);
   }

@@ -5,6 +5,7 @@
 //   # gilsan: timeout = 20
 //   # gilsan: needs = cupy, two-devices
 //   # gilsan: description = a GIL-holding synchronize waits for a Python host function
+//   # gilsan: suppressions = inversion.supp
 //
 // The header is the leading run of comment and blank lines; it ends at the first line of code.
 // `expect` is required; the other keys are optional. Every mistake is a ScenarioInputError whose
@@ -32,6 +33,8 @@ struct ScenarioHeader {
   std::optional<double> timeout_seconds;
   std::vector<std::string> needs;
   std::string description;
+  // The sanitizer's suppression file, relative to the scenario's folder (docs/sanitizer.md).
+  std::optional<std::string> suppressions;
 
   bool allows_driver(std::string_view driver) const;
 };

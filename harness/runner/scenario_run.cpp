@@ -5,8 +5,13 @@
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
+#include <filesystem>
+#include <memory>
+#include <stdexcept>
+#include <string_view>
 #include <vector>
 
+#include "harness/profile/driver_profile.h"
 #include "harness/runner/child_process.h"
 #include "harness/runner/child_report.h"
 #include "harness/runner/outcome_rules.h"
@@ -18,6 +23,35 @@ namespace gilsan {
 namespace {
 
 constexpr int kReportFdInChild = 3;
+
+// The watchdog wants a tick every 10-50 ms (docs/watchdog.md); a short one keeps its detection close
+// to the quiet period.
+constexpr std::chrono::milliseconds kWatchdogTick{10};
+
+// Which driver calls are held back while a host function runs, for the classifier: from the profile
+// the run's simulated driver uses (--profile, else the built-in default), which is also the measured
+// behaviour of the real driver it was probed on. An unreadable profile leaves the predicate empty;
+// the child reports the profile's error itself.
+watchdog::DriverCallBlocksPredicate blocks_predicate(const RunSettings& settings) {
+#ifdef GILSAN_DEFAULT_PROFILE_PATH
+  const std::string path = settings.profile_path.value_or(GILSAN_DEFAULT_PROFILE_PATH);
+#else
+  if (!settings.profile_path) return [](std::string_view) { return false; };
+  const std::string path = *settings.profile_path;
+#endif
+  try {
+    auto profile = std::make_shared<const DriverProfile>(load_driver_profile(path));
+    return [profile](std::string_view entry_point) {
+      try {
+        return profile->outside(entry_point) == OutsideBehaviour::Blocks;
+      } catch (const std::out_of_range&) {
+        return false;  // not a driver entry point the profile lists (e.g. a runtime name)
+      }
+    };
+  } catch (const std::exception&) {
+    return [](std::string_view) { return false; };
+  }
+}
 
 // In a sanitizer build the child inherits the sanitizer's fatal-signal handlers, which turn a
 // scenario's SIGSEGV into "exit 1": they leave those signals to the kernel so the outcome is still
@@ -40,12 +74,15 @@ std::vector<std::pair<std::string, std::string>> sanitizer_signal_overrides() {
 }
 
 // The caller's environment with the variables the child and the gilsan module read set for this run.
-std::vector<std::string> child_environment(const RunSettings& settings) {
-  std::vector<std::pair<std::string, std::string>> overrides = {
-      {"GILSAN_DRIVER", settings.driver_request},
-      {kChildReportFdVariable, std::to_string(kReportFdInChild)},
-  };
-  if (settings.profile_path) overrides.emplace_back("GILSAN_SIM_PROFILE", *settings.profile_path);
+std::vector<std::string> child_environment(const RunSettings& settings,
+                                           std::vector<std::pair<std::string, std::string>> overrides) {
+  overrides.emplace_back("GILSAN_DRIVER", settings.driver_request);
+  overrides.emplace_back(kChildReportFdVariable, std::to_string(kReportFdInChild));
+  if (settings.profile_path) {
+    overrides.emplace_back("GILSAN_SIM_PROFILE", *settings.profile_path);
+    // The sanitizer judges calls by the profile the simulated driver runs.
+    if (settings.sanitize) overrides.emplace_back("GILSAN_PROFILE", *settings.profile_path);
+  }
 #ifdef GILSAN_SIM_LIBRARY_PATH
   // A GILSAN_SIM_LIBRARY already set by the user wins over the one this build produced.
   if (std::getenv("GILSAN_SIM_LIBRARY") == nullptr) overrides.emplace_back("GILSAN_SIM_LIBRARY", GILSAN_SIM_LIBRARY_PATH);
@@ -66,7 +103,8 @@ std::vector<std::string> child_environment(const RunSettings& settings) {
   return environment;
 }
 
-ChildCommand child_command(const std::string& scenario, const RunSettings& settings) {
+ChildCommand child_command(const std::string& scenario, const RunSettings& settings,
+                           const SanitizerReportFolder* sanitizer_folder) {
   ChildCommand command;
   command.executable = settings.executable;
   command.arguments = {"gilsan", kScenarioChildCommand, "--driver", settings.driver_request};
@@ -76,9 +114,26 @@ ChildCommand child_command(const std::string& scenario, const RunSettings& setti
   }
   command.arguments.push_back("--");
   command.arguments.push_back(scenario);
-  command.environment = child_environment(settings);
+  command.environment =
+      child_environment(settings, sanitizer_folder != nullptr ? sanitizer_folder->child_environment()
+                                                              : std::vector<std::pair<std::string, std::string>>{});
   command.report_fd_in_child = kReportFdInChild;
   return command;
+}
+
+// The header's suppression file, after the caller's GILSAN_OPTIONS (a later item wins).
+void add_suppressions(ChildCommand& command, const std::string& scenario, const std::string& file) {
+  const std::filesystem::path path = std::filesystem::absolute(std::filesystem::path(scenario).parent_path() / file);
+  const std::string prefix = "GILSAN_OPTIONS=";
+  std::string options;
+  auto existing = std::find_if(command.environment.begin(), command.environment.end(),
+                               [&](const std::string& entry) { return entry.starts_with(prefix); });
+  if (existing != command.environment.end()) {
+    options = existing->substr(prefix.size());
+    command.environment.erase(existing);
+  }
+  if (!options.empty() && !options.ends_with(':')) options += ':';
+  command.environment.push_back(prefix + options + "suppressions=" + path.string());
 }
 
 }  // namespace
@@ -101,11 +156,30 @@ ScenarioResult run_scenario(const std::string& scenario, const ScenarioHeader& h
 
   SupervisionSettings supervision;
   supervision.timeout = std::chrono::milliseconds(std::llround(result.timeout_seconds * 1000));
-  ChildSupervisor supervisor(spawn_in_own_process_group(child_command(scenario, settings)), supervision);
-  for (SupervisionHook* hook : hooks) supervisor.add_hook(*hook);
-  result.run = supervisor.run();
-  result.outcome = derive_outcome(result.run);
-  result.matched = outcome_meets_expectation(header.expect, result.outcome, result.run.report);
+  supervision.tick = kWatchdogTick;
+  WatchdogHook watchdog(settings.watchdog, blocks_predicate(settings));
+  // Private to this run and removed with it: the child's sanitizer writes its reports there.
+  std::optional<SanitizerReportFolder> sanitizer_folder;
+  if (settings.sanitize) sanitizer_folder.emplace();
+  ChildCommand command = child_command(scenario, settings, sanitizer_folder ? &*sanitizer_folder : nullptr);
+  if (sanitizer_folder && header.suppressions) add_suppressions(command, scenario, *header.suppressions);
+  watchdog.before_spawn(command);
+  for (SupervisionHook* hook : hooks) hook->before_spawn(command);
+  SpawnedChild child = spawn_in_own_process_group(command);
+  const pid_t pid = child.pid;
+  {
+    ChildSupervisor supervisor(std::move(child), supervision);
+    supervisor.add_hook(watchdog);
+    for (SupervisionHook* hook : hooks) supervisor.add_hook(*hook);
+    result.run = supervisor.run();
+  }
+  watchdog.finish(pid);
+  result.watchdog = watchdog.findings();
+  if (sanitizer_folder) result.sanitizer = sanitizer_folder->read();
+  const std::vector<std::string> no_checkers;
+  const std::vector<std::string>& checkers = result.sanitizer ? result.sanitizer->checkers : no_checkers;
+  result.outcome = derive_outcome(result.run, checkers);
+  result.matched = outcome_meets_expectation(header.expect, result.outcome, result.run.report, checkers);
   return result;
 }
 

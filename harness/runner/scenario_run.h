@@ -7,7 +7,9 @@
 
 #include "harness/runner/child_supervisor.h"
 #include "harness/runner/python_environment.h"
+#include "harness/runner/sanitizer_findings.h"
 #include "harness/runner/scenario_header.h"
+#include "harness/runner/watchdog_hook.h"
 
 namespace gilsan {
 
@@ -19,6 +21,8 @@ struct RunSettings {
   std::optional<double> timeout_override_seconds; // --timeout: wins over the header's timeout
   PythonEnvironment python = default_python_environment();
   std::string executable = "/proc/self/exe";      // the binary that has the __scenario-child command
+  WatchdogSettings watchdog;                      // --quiet-ms, --dot
+  bool sanitize = true;                           // --sanitize on|off: the child runs the sanitizer
 };
 
 enum class ResultStatus { Passed, Failed, Skipped, Interrupted, HarnessError };
@@ -30,11 +34,14 @@ struct ScenarioResult {
   Outcome outcome;
   bool matched = false;
   SupervisedRun run;
+  std::optional<WatchdogFindings> watchdog;  // the watchdog's hang or crash report, when it saw one
+  std::optional<SanitizerFindings> sanitizer;  // what the child's sanitizer reported (--sanitize on)
 
   ResultStatus status() const;
 };
 
-// Throws std::system_error when the child cannot be started.
+// Every run is supervised by the watchdog (watchdog_hook.h) besides `hooks`. Throws std::system_error
+// when the child cannot be started, board::BoardError when the watchdog's board cannot be made.
 ScenarioResult run_scenario(const std::string& scenario, const ScenarioHeader& header, const RunSettings& settings,
                             std::span<SupervisionHook* const> hooks = {});
 

@@ -29,6 +29,9 @@ unsigned long long gilsanSimUnsupportedCalls(void);
 /* The path of the profile in use, or "builtin:<name>" for the compiled-in one ("" before cuInit). */
 const char* gilsanSimProfileSource(void);
 
+/* The profile in use as canonical JSON (the format of the files in profiles/); "" before cuInit. */
+const char* gilsanSimProfileJson(void);
+
 /* Why cuInit failed (CUDA_ERROR_INVALID_VALUE): a malformed profile ("FILE:LINE: message naming the
  * key") or a bad GILSAN_SIM_DEVICES; "" when it did not fail. The same text went to stderr once. */
 const char* gilsanSimLastError(void);

@@ -3,6 +3,7 @@
 #include <condition_variable>
 #include <mutex>
 
+#include "harness/simcuda/sim_board_hooks.h"
 #include "harness/simcuda/sim_callback_thread.h"
 #include "harness/simcuda/sim_context.h"
 #include "harness/simcuda/sim_driver.h"
@@ -63,6 +64,7 @@ ApiScope::ApiScope(EntryId entry, ApiTarget target, const char* reported_name)
     Lock lock(driver.mutex);
     context_ = target_context(target_);
   }
+  board_api_enter(describe(name_, context_, target_));
   if (const GilsanSimObserver* observer = current_observer(); observer != nullptr && observer->api_enter != nullptr) {
     GilsanSimApiCall call = describe(name_, context_, target_);
     observer->api_enter(observer->user, &call);
@@ -79,6 +81,7 @@ ApiScope::~ApiScope() {
     GilsanSimApiCall call = describe(name_, context_, target_);
     observer->api_exit(observer->user, &call, result_);
   }
+  board_api_exit();
 }
 
 void ApiScope::apply_policy(EntryId entry) {

@@ -2,6 +2,7 @@
 
 #include <thread>
 
+#include "harness/simcuda/sim_board_hooks.h"
 #include "harness/simcuda/sim_context.h"
 #include "harness/simcuda/sim_observer.h"
 #include "harness/simcuda/sim_stream.h"
@@ -55,6 +56,7 @@ void CallbackThread::loop(const std::shared_ptr<CallbackThread>& self) {
     driver.progress.notify_all();
     lock.unlock();
 
+    board_host_function_begin(task->info);
     const GilsanSimObserver* observer = current_observer();
     if (observer != nullptr && observer->host_function_begin != nullptr)
       observer->host_function_begin(observer->user, &task->info);
@@ -68,6 +70,7 @@ void CallbackThread::loop(const std::shared_ptr<CallbackThread>& self) {
     }
     if (observer != nullptr && observer->host_function_end != nullptr)
       observer->host_function_end(observer->user, &task->info);
+    board_host_function_end();
 
     lock.lock();
     task->context->host_functions_running -= 1;

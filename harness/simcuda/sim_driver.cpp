@@ -72,6 +72,7 @@ CUresult SimDriver::configure(Lock&) {
       profile_source_ = std::string("builtin:") + kBuiltinProfileName;
       profile_ = parse_driver_profile(kBuiltinProfileText, profile_source_);
     }
+    profile_json_ = to_json(profile_);
     for (std::size_t i = 0; i < kEntryPointCount; ++i) {
       const std::string name(kEntryPointNames[i]);
       // The error-string lookups are not profiled: they behave the same everywhere.

@@ -64,6 +64,7 @@ class SimDriver {
   const DriverProfile& profile() const { return profile_; }
   const Policy& policy() const { return policy_; }
   const char* profile_source() const { return profile_source_.c_str(); }
+  const char* profile_json() const { return profile_json_.c_str(); }
   int device_count() const { return static_cast<int>(devices_.size()); }
   SimDevice* device(int ordinal) const;
 
@@ -105,6 +106,7 @@ class SimDriver {
   DriverProfile profile_;
   Policy policy_;
   std::string profile_source_;
+  std::string profile_json_;
   std::string last_error_;
   std::vector<std::unique_ptr<SimDevice>> devices_;
 };

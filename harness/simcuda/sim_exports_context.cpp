@@ -39,7 +39,18 @@ CUresult CUDAAPI cuDevicePrimaryCtxRetain(CUcontext* pctx, CUdevice dev) {
 }
 
 CUresult CUDAAPI cuDevicePrimaryCtxRelease(CUdevice dev) {
-  ApiScope api(entry("cuDevicePrimaryCtxRelease"), on_current_context());
+  // Dropping the last reference destroys the primary context, and the real driver holds that back
+  // like cuCtxDestroy while a host function runs (H200, 580.159.04: tests/sim's outside case, whose
+  // host function runs in a created context). The profile's own cell is the probe's recipe, a release
+  // that is not the last.
+  const bool destroys = [&] {
+    auto& driver = SimDriver::instance();
+    SimDevice* device = driver.device(dev);
+    Lock lock(driver.mutex);
+    return device != nullptr && device->primary_references == 1;
+  }();
+  ApiScope api(destroys ? entry("cuCtxDestroy") : entry("cuDevicePrimaryCtxRelease"), on_current_context(),
+               "cuDevicePrimaryCtxRelease");
   if (api.refused()) return api.result();
   return api.finish(guarded([&] {
     auto& driver = SimDriver::instance();
@@ -71,7 +82,9 @@ CUresult CUDAAPI cuCtxCreate(CUcontext* pctx, CUctxCreateParams* ctxCreateParams
 }
 
 CUresult CUDAAPI cuCtxDestroy(CUcontext ctx) {
-  ApiScope api(entry("cuCtxDestroy"), on_context(ctx));
+  // The real driver blocks cuCtxDestroy of any context while a host function runs in the calling
+  // thread's current context (measured: docs/results/2026-12-02-h200-580.159.04/probe.md).
+  ApiScope api(entry("cuCtxDestroy"), on_current_context());
   if (api.refused()) return api.result();
   return api.finish(guarded([&] {
     auto& driver = SimDriver::instance();

@@ -127,6 +127,11 @@ const char* gilsanSimProfileSource(void) {
   return driver.initialized() ? driver.profile_source() : "";
 }
 
+const char* gilsanSimProfileJson(void) {
+  auto& driver = SimDriver::instance();
+  return driver.initialized() ? driver.profile_json() : "";
+}
+
 const char* gilsanSimLastError(void) {
   auto& driver = SimDriver::instance();
   Lock lock(driver.mutex);  // pairs with the write in cuInit; the text never changes afterwards

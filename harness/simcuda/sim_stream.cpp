@@ -3,6 +3,7 @@
 #include <atomic>
 #include <thread>
 
+#include "harness/simcuda/sim_board_hooks.h"
 #include "harness/simcuda/sim_callback_thread.h"
 #include "harness/simcuda/sim_capture.h"
 #include "harness/simcuda/sim_context.h"
@@ -31,6 +32,7 @@ std::vector<Dependency> legacy_barrier(const SimStream& stream) {
 
 
 void run_executor(const std::shared_ptr<SimStream>& self) {
+  board_executor_started();
   auto& driver = SimDriver::instance();
   Lock lock(driver.mutex);
   for (;;) {
@@ -45,6 +47,7 @@ void run_executor(const std::shared_ptr<SimStream>& self) {
     } else {
       lock.unlock();
       execute(op->work, *self);
+      board_work_item_completed();
       lock.lock();
     }
     self->completed = op->sequence;

@@ -35,6 +35,28 @@ void collect_dead_ends(const WaitForGraph& graph, const std::string& start, std:
   for (const WaitEdge* edge : out) collect_dead_ends(graph, edge->to, seen, dead_ends);
 }
 
+// A thread that holds the GIL and waits (directly) for one of the dead ends when that dead end is a
+// stream, event or context and no thread is known to run a host function; null otherwise.
+const ThreadFacts* gil_holder_waiting_for_work(const WaitForGraph& graph, const SnapshotFacts& facts,
+                                               const std::vector<const WaitNode*>& dead_ends) {
+  for (const ThreadFacts& thread : facts.threads) {
+    if (thread.host_function) return nullptr;
+  }
+  for (const WaitNode* end : dead_ends) {
+    if (end->kind != NodeKind::Stream && end->kind != NodeKind::Event && end->kind != NodeKind::Context) continue;
+    for (const ThreadFacts& thread : facts.threads) {
+      if (thread.gil.state != board::GilState::Holds) continue;
+      for (const WaitNode& node : graph.nodes()) {
+        if (node.kind != NodeKind::Thread || node.tid != thread.tid) continue;
+        for (const WaitEdge* edge : graph.edges_from(node.id)) {
+          if (edge->to == end->id) return &thread;
+        }
+      }
+    }
+  }
+  return nullptr;
+}
+
 void classify_without_cycle(Classification& result) {
   const WaitForGraph& graph = result.graph;
   const SnapshotFacts& facts = result.facts;
@@ -65,6 +87,20 @@ void classify_without_cycle(Classification& result) {
         result.reasons.push_back("the interpreter is finalizing and threads wait for a GIL no thread is known to hold");
         return;
       }
+    }
+    // On the real driver nothing marks the callback thread of a native (ctypes) host function, and a
+    // host function that asks for the GIL once finalization began is ended by CPython (3.12) or parked
+    // for good (3.14): what remains is a GIL holder waiting for work that no thread runs.
+    if (const ThreadFacts* holder = gil_holder_waiting_for_work(graph, facts, dead_ends); holder != nullptr) {
+      result.deadlock_class = DeadlockClass::Finalization;
+      result.facts.inferred.push_back(holder->label() +
+                                      " holds the GIL during finalization and waits for work no thread is seen "
+                                      "running: a host function that needed the GIL is taken to have been ended "
+                                      "or parked by the interpreter");
+      result.inferred = result.facts.inferred;
+      result.reasons.push_back("the interpreter is finalizing and " + holder->label() +
+                               " holds the GIL while it waits for a stream whose host function no thread runs");
+      return;
     }
   }
   for (const WaitNode* end : dead_ends) {

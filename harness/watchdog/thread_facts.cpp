@@ -25,9 +25,10 @@ std::string describe_role(const ThreadFacts& facts, const ThreadSnapshot& thread
 }
 
 GilFact derive_gil(const board::ThreadRecord* record, const NativeWait& wait) {
+  // A trampoline that says it waits is confirmed by the frames, not inferred from them.
+  if (record != nullptr && record->gil_state == GilState::Waiting) return {GilState::Waiting, false, "board"};
   if (wait.kind == NativeWait::Kind::Gil) return {GilState::Waiting, true, "native frame " + wait.frame};
   if (record == nullptr) return {};
-  if (record->gil_state == GilState::Waiting) return {GilState::Waiting, false, "board"};
   if (!record->calls.empty()) {
     const board::CallRecord& call = record->calls.back();
     // The state measured at the call's entry is newer than an explicit state set before the call.
@@ -88,7 +89,9 @@ ThreadFacts derive_thread(const ThreadSnapshot& thread, std::vector<std::string>
                        facts.native_wait.kind == NativeWait::Kind::PythonLock ||
                        facts.native_wait.kind == NativeWait::Kind::FinalizationHang ||
                        thread.python_stack.has_value();
-  if (!facts.host_function && facts.driver_thread && python_inside) {
+  // A thread the board names a Python thread (main, threading) is in a driver call, not in a host function.
+  const bool named_python_thread = facts.role == Role::Main || facts.role == Role::Python;
+  if (!facts.host_function && facts.driver_thread && python_inside && !named_python_thread) {
     HostFunctionFact fact;
     fact.inferred = true;
     fact.record.context = facts.role_context;

@@ -1,6 +1,7 @@
 # gilsan: expect = pass
 # gilsan: drivers = sim, real
 # gilsan: timeout = 30
+# gilsan: suppressions = finalization_pending.supp
 # gilsan: description = the interpreter exits with a host function pending behind long work; it is skipped, not run
 """Finalization with a callback still pending.
 

@@ -1,4 +1,4 @@
-# gilsan: expect = timeout
+# gilsan: expect = deadlock:gil-driver-inversion
 # gilsan: drivers = sim, real
 # gilsan: timeout = 3
 # gilsan: description = a GIL-holding synchronize waits for a Python host function that waits for the GIL
@@ -7,8 +7,8 @@
 The main thread enqueues device work and a Python host function, then synchronizes the stream while
 holding the GIL, as a C extension that forgets Py_BEGIN_ALLOW_THREADS would. The driver's callback
 thread reaches the host function and waits for the GIL; the main thread waits for the stream, which
-waits for the host function. Nothing moves: this must hang on both drivers. (The watchdog issue will
-name it gil-driver-inversion; until then the expectation is a timeout.)
+waits for the host function. Nothing moves: this must hang on both drivers, and the watchdog names the
+cycle: main -> stream -> callback thread -> GIL -> main.
 """
 import gilsan
 

@@ -48,6 +48,15 @@ TEST(CudaCallInHostFunction, AllowedCallIsReportedAsAllowed) {
   EXPECT_NE(found[0].message.find("did not refuse"), std::string::npos);
 }
 
+TEST(CudaCallInHostFunction, ErrorStringLookupsAreNotReported) {
+  Harness h;
+  h.begin(kCallback, python_cb());
+  h.call(kCallback, "cuGetErrorName", kContext, std::nullopt, false, {});
+  h.call(kCallback, "cuGetErrorString", kContext, std::nullopt, false, {});
+  h.sanitizer.host_function_end(kCallback);
+  EXPECT_TRUE(h.reports_of(Checker::cuda_call_in_host_function).empty());
+}
+
 TEST(CudaCallInHostFunction, CallsOutsideHostFunctionsAreSilent) {
   Harness h;
   h.call(kMain, "cuMemAlloc", kContext, std::nullopt, false, {});

@@ -1,25 +1,12 @@
 // The module as the runner uses it: linked into a program that embeds CPython, registered with
 // PyImport_AppendInittab, and drained with gilsan_module_drain_after_finalize after Py_FinalizeEx.
 // Each test initializes and finalizes the interpreter once, so each runs in its own process (ctest).
-#include "harness/pymodule/gilsan_module.h"
-
-#include <gtest/gtest.h>
-
-#include <cstdlib>
+#include "tests/pymodule/embedded_interpreter.h"
 
 namespace {
 
-void start_interpreter() {
-  ASSERT_EQ(setenv("GILSAN_DRIVER", "sim", 1), 0);
-  ASSERT_EQ(setenv("GILSAN_SIM_LIBRARY", GILSAN_TEST_SIM_LIBRARY, 1), 0);
-  ASSERT_EQ(PyImport_AppendInittab("gilsan", &PyInit_gilsan), 0);
-  Py_InitializeEx(0);
-}
-
-void run(const char* source) {
-  const int failed = PyRun_SimpleString(source);
-  ASSERT_EQ(failed, 0) << "the Python source raised (see stderr)";
-}
+using gilsan::test::run;
+using gilsan::test::start_interpreter;
 
 TEST(EmbeddedModule, HostFunctionsPendingAtFinalizeAreSkippedAndCounted) {
   start_interpreter();

@@ -7,7 +7,7 @@ import unittest
 import weakref
 
 import gilsan
-from support import CUDA_ERROR_INVALID_VALUE, stats_delta, wait_until
+from support import CUDA_ERROR_INVALID_VALUE, stats_delta, wait_for_earlier_releases, wait_until
 
 
 class Counter:
@@ -27,6 +27,7 @@ def captured_graph(stream, fn, *args, **kwargs):
 
 class CapturedHostNode(unittest.TestCase):
     def setUp(self):
+        wait_for_earlier_releases()
         self.stream = gilsan.Stream()
 
     def tearDown(self):
@@ -127,6 +128,7 @@ class CapturedHostNode(unittest.TestCase):
 
 class BuiltGraph(unittest.TestCase):
     def setUp(self):
+        wait_for_earlier_releases()
         self.stream = gilsan.Stream()
 
     def tearDown(self):

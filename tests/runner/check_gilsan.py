@@ -12,6 +12,7 @@ usage: check_gilsan.py [checks...] -- GILSAN [ARGS...]
   --env NAME=VALUE       set for gilsan (repeatable)
   --make-venv DIR        create a virtualenv at DIR with the modules needs_venv_module.py imports
   --interrupt-when FILE  send SIGINT to gilsan once FILE exists (the scenario writes it when running)
+  --dot-file FILE        FILE must be a Graphviz digraph with a bold red cycle (removed before the run)
 """
 import errno
 import json
@@ -58,7 +59,7 @@ def main(argv):
     split = argv.index("--")
     options, command = argv[:split], argv[split + 1:]
     expected_exit, stdout_patterns, stderr_patterns = None, [], []
-    stderr_lines, pid_files, json_checks, junit_files = None, [], [], []
+    stderr_lines, pid_files, json_checks, junit_files, dot_files = None, [], [], [], []
     environment = dict(os.environ)
     interrupt_when = None
     i = 0
@@ -88,6 +89,10 @@ def main(argv):
             environment[name] = text
         elif option == "--make-venv":
             make_venv(value)
+        elif option == "--dot-file":
+            dot_files.append(value)
+            if os.path.exists(value):
+                os.remove(value)
         elif option == "--interrupt-when":
             interrupt_when = value
             if os.path.exists(value):
@@ -124,6 +129,13 @@ def main(argv):
         survivors = [pid for pid in listed if process_exists(pid)]
         if survivors:
             fail(f"processes still exist after the run: {survivors}")
+    for file in dot_files:
+        if not os.path.exists(file):
+            fail(f"{file} was not written")
+        with open(file) as dot:
+            text = dot.read()
+        if not text.startswith("digraph") or "red" not in text:
+            fail(f"{file} is not a digraph with a red cycle:\n{text[:400]}")
     for file, key, value in json_checks:
         with open(file) as report:
             document = json.load(report)

@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <filesystem>
 #include <fstream>
 #include <vector>
@@ -48,6 +49,20 @@ TEST_F(CommandLine, RunWithEveryOption) {
   EXPECT_FALSE(run->settings.python.site_packages.has_value());
 }
 
+TEST_F(CommandLine, WatchdogOptions) {
+  const Command command = parse({"run", "s.py", "--quiet-ms", "250", "--dot=graph.dot"});
+  const auto& run = std::get<RunCommand>(command);
+  EXPECT_EQ(run.settings.watchdog.quiet, std::chrono::milliseconds(250));
+  EXPECT_EQ(run.settings.watchdog.dot_path, "graph.dot");
+  const Command suite_command = parse({"suite", "--quiet-ms=1000"});
+  EXPECT_EQ(std::get<SuiteCommand>(suite_command).settings.run.watchdog.quiet, std::chrono::milliseconds(1000));
+  EXPECT_EQ(usage_error({"run", "a.py", "--quiet-ms", "0"}),
+            "--quiet-ms must be a whole number of milliseconds from 1 to 3600000, not '0'");
+  EXPECT_EQ(usage_error({"run", "a.py", "--quiet-ms", "1.5"}),
+            "--quiet-ms must be a whole number of milliseconds from 1 to 3600000, not '1.5'");
+  EXPECT_EQ(usage_error({"suite", "--dot", "x.dot"}), "gilsan suite: unknown option '--dot'");
+}
+
 TEST_F(CommandLine, RunDefaults) {
   const Command command = parse({"run", "s.py"});
   const auto& defaults = std::get<RunCommand>(command);
@@ -56,6 +71,8 @@ TEST_F(CommandLine, RunDefaults) {
   EXPECT_FALSE(defaults.settings.timeout_override_seconds.has_value());
   EXPECT_EQ(defaults.format, ReportFormat::Text);
   EXPECT_FALSE(defaults.output_path.has_value());
+  EXPECT_EQ(defaults.settings.watchdog.quiet, watchdog::kDefaultQuiet);
+  EXPECT_FALSE(defaults.settings.watchdog.dot_path.has_value());
 }
 
 TEST_F(CommandLine, DoubleDashEndsOptions) {

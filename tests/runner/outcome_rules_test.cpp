@@ -101,5 +101,55 @@ TEST(OutcomeMeetsExpectation, OtherKindsMustBeEqual) {
                                          {OutcomeKind::Timeout, ""}, report));
 }
 
+TEST(DeriveOutcome, SanitizerReportNamesTheFirstChecker) {
+  // 66: the sanitizer's exit-code policy, not an exit:66 of the scenario's own.
+  const SupervisedRun run = started_run(W_EXITCODE(66, 0));
+  EXPECT_EQ(derive_outcome(run, {"lock-order-cycle", "gil-held-blocking-call"}),
+            (Outcome{OutcomeKind::Report, "lock-order-cycle"}));
+  EXPECT_EQ(derive_outcome(run), (Outcome{OutcomeKind::Exit, "66"}));
+}
+
+TEST(DeriveOutcome, SanitizerReportWinsOverExceptionsAndUnraisables) {
+  SupervisedRun run = started_run(W_EXITCODE(1, 0));
+  run.report.exception = ExceptionRecord{{"gilsan", "CudaError"}, "Traceback"};
+  run.report.unraisables.push_back(unraisable("gilsan", "CudaError"));
+  EXPECT_EQ(derive_outcome(run, {"cuda-call-in-host-function"}),
+            (Outcome{OutcomeKind::Report, "cuda-call-in-host-function"}));
+}
+
+TEST(DeriveOutcome, CrashAndVerdictWinOverSanitizerReports) {
+  EXPECT_EQ(derive_outcome(started_run(W_EXITCODE(0, SIGSEGV)), {"lock-order-cycle"}),
+            (Outcome{OutcomeKind::Crash, "SIGSEGV"}));
+  SupervisedRun run = started_run(W_EXITCODE(0, SIGKILL));
+  run.verdict = Verdict{{OutcomeKind::Deadlock, "gil-driver-inversion"}, "cycle"};
+  EXPECT_EQ(derive_outcome(run, {"lock-order-cycle"}), (Outcome{OutcomeKind::Deadlock, "gil-driver-inversion"}));
+}
+
+TEST(DeriveOutcome, UnraisableReportRestatesTheUnraisableOutcome) {
+  SupervisedRun run = started_run(W_EXITCODE(66, 0));
+  run.report.unraisables.push_back(unraisable("builtins", "ValueError"));
+  EXPECT_EQ(derive_outcome(run, {"unraisable-in-host-function"}), (Outcome{OutcomeKind::Unraisable, "ValueError"}));
+  EXPECT_EQ(derive_outcome(run, {"unraisable-in-host-function", "cuda-call-in-host-function"}),
+            (Outcome{OutcomeKind::Report, "cuda-call-in-host-function"}));
+  EXPECT_TRUE(outcome_meets_expectation({OutcomeKind::Report, "unraisable-in-host-function"},
+                                        {OutcomeKind::Unraisable, "ValueError"}, run.report,
+                                        {"unraisable-in-host-function"}));
+  EXPECT_TRUE(outcome_meets_expectation({OutcomeKind::Unraisable, "ValueError"}, {OutcomeKind::Unraisable, "ValueError"},
+                                        run.report, {"unraisable-in-host-function"}));
+  // Without an unraisable the runner saw (e.g. a hook that swallowed it), the report stands.
+  EXPECT_EQ(derive_outcome(started_run(W_EXITCODE(66, 0)), {"unraisable-in-host-function"}),
+            (Outcome{OutcomeKind::Report, "unraisable-in-host-function"}));
+}
+
+TEST(OutcomeMeetsExpectation, ReportMatchesAnyChecker) {
+  const ChildReport report;
+  const std::vector<std::string> checkers = {"lock-order-cycle", "gil-held-blocking-call"};
+  const Outcome actual{OutcomeKind::Report, "lock-order-cycle"};
+  EXPECT_TRUE(outcome_meets_expectation({OutcomeKind::Report, "gil-held-blocking-call"}, actual, report, checkers));
+  EXPECT_TRUE(outcome_meets_expectation({OutcomeKind::Report, "lock-order-cycle"}, actual, report, checkers));
+  EXPECT_FALSE(outcome_meets_expectation({OutcomeKind::Report, "host-function-lifetime"}, actual, report, checkers));
+  EXPECT_FALSE(outcome_meets_expectation({OutcomeKind::Pass, ""}, actual, report, checkers));
+}
+
 }  // namespace
 }  // namespace gilsan

@@ -28,6 +28,7 @@ TEST(ScenarioHeader, ParsesEveryKey) {
       "  # gilsan:   timeout = 2.5  \n"
       "# gilsan: needs = cupy, cuda.core, two-devices\n"
       "# gilsan: description = a GIL-holding sync = a hang\n"
+      "# gilsan: suppressions = known.supp\n"
       "# an ordinary comment\n"
       "import gilsan\n",
       "s.py");
@@ -38,6 +39,7 @@ TEST(ScenarioHeader, ParsesEveryKey) {
   EXPECT_EQ(header.timeout_seconds, 2.5);
   EXPECT_EQ(header.needs, (std::vector<std::string>{"cupy", "cuda.core", "two-devices"}));
   EXPECT_EQ(header.description, "a GIL-holding sync = a hang");
+  EXPECT_EQ(header.suppressions, "known.supp");
 }
 
 TEST(ScenarioHeader, DefaultsToBothDriversNoTimeoutNoNeeds) {
@@ -70,7 +72,7 @@ TEST(ScenarioHeader, MissingExpectIsAnErrorOnLineOne) {
 
 TEST(ScenarioHeader, UnknownKeyNamesTheKnownOnes) {
   EXPECT_EQ(error_of("# gilsan: expect = pass\n# gilsan: expext = pass\n"),
-            "s.py:2: unknown key 'expext' (known keys: expect, drivers, timeout, needs, description)");
+            "s.py:2: unknown key 'expext' (known keys: expect, drivers, timeout, needs, description, suppressions)");
 }
 
 TEST(ScenarioHeader, DuplicateKeyNamesTheFirstLine) {
@@ -88,7 +90,7 @@ TEST(ScenarioHeader, EmptyValue) {
 
 TEST(ScenarioHeader, EmptyKey) {
   EXPECT_EQ(error_of("# gilsan: = pass\n"),
-            "s.py:1: unknown key '' (known keys: expect, drivers, timeout, needs, description)");
+            "s.py:1: unknown key '' (known keys: expect, drivers, timeout, needs, description, suppressions)");
 }
 
 TEST(ScenarioHeader, HeaderLineAfterCode) {

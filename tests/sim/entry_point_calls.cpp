@@ -85,8 +85,10 @@ std::vector<EntryPointCall> make_calls() {
       {"cuDeviceGetDefaultMemPool", {}, [=](CallSite& s) { CUmemoryPool p; return d().cuDeviceGetDefaultMemPool(&p, s.device); }},
       // Contexts.
       {"cuDevicePrimaryCtxRetain", {}, [=](CallSite& s) { CUcontext c; return d().cuDevicePrimaryCtxRetain(&c, s.device); }},
+      // The site's context is a created one, so the primary context's only reference is the one taken
+      // here, and the release destroys it.
       {"cuDevicePrimaryCtxRelease", [=](CallSite& s) { CUcontext c; return d().cuDevicePrimaryCtxRetain(&c, s.device); },
-       [=](CallSite& s) { return d().cuDevicePrimaryCtxRelease(s.device); }},
+       [=](CallSite& s) { return d().cuDevicePrimaryCtxRelease(s.device); }, false, false, true},
       {"cuCtxCreate", {}, [=](CallSite& s) { CUcontext c; return d().cuCtxCreate(&c, nullptr, 0, s.device); }},
       {"cuCtxDestroy",
        [=](CallSite& s) {

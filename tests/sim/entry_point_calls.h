@@ -57,6 +57,9 @@ struct EntryPointCall {
   // return while the host function runs: from inside it hangs, from outside it blocks.
   bool waits_for_context_inside = false;
   bool waits_for_context_outside = false;
+  // From outside, the call destroys a context (the last reference of a primary context goes), so it
+  // behaves as the profile's cuCtxDestroy cell says rather than its own.
+  bool destroys_context_outside = false;
 };
 
 const std::vector<EntryPointCall>& entry_point_calls();

@@ -7,8 +7,8 @@
 
 namespace gilsan::test {
 
-// "" picks the default: $GILSAN_SIM_PROFILE when testing the sim with one, else the shipped default
-// profile this build compiled into the sim (GILSAN_DEFAULT_PROFILE).
+// "" picks the default: on the sim, the profile the sim is using (gilsanSimProfileJson); on the real
+// driver, the shipped default profile (GILSAN_DEFAULT_PROFILE).
 void set_expected_profile_path(const std::string& path);
 // Loaded on first use; throws DriverProfileError when the file is malformed.
 const DriverProfile& expected_profile();

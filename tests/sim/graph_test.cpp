@@ -16,6 +16,9 @@ TEST(Capture, ReplaysAHostNodeOncePerLaunch) {
   Stream stream;
   const DriverTable& d = driver();
   std::atomic<int> calls{0};
+  // Load the test kernels before capturing: module loading is no part of a capture.
+  ASSERT_CU(launch_device_work(d, stream.get(), std::chrono::microseconds(0)));
+  ASSERT_CU(d.cuStreamSynchronize(stream.get()));
   ASSERT_CU(d.cuStreamBeginCapture(stream.get(), CU_STREAM_CAPTURE_MODE_GLOBAL));
   CUstreamCaptureStatus status = CU_STREAM_CAPTURE_STATUS_NONE;
   EXPECT_CU(d.cuStreamIsCapturing(stream.get(), &status));
@@ -60,7 +63,9 @@ TEST(Graphs, RunNodesInDependencyOrder) {
   const DriverTable& d = driver();
   CUdeviceptr words = 0;
   ASSERT_CU(d.cuMemAlloc(&words, 256 * sizeof(std::uint32_t)));
-  std::vector<std::uint32_t> host(256, 0);
+  void* pinned = nullptr;  // memcpy nodes take page-locked host memory
+  ASSERT_CU(d.cuMemAllocHost(&pinned, 256 * sizeof(std::uint32_t)));
+  auto* host = static_cast<std::uint32_t*>(pinned);
   CUgraph graph = nullptr;
   ASSERT_CU(d.cuGraphCreate(&graph, 0));
 
@@ -88,7 +93,7 @@ TEST(Graphs, RunNodesInDependencyOrder) {
   copy.srcMemoryType = CU_MEMORYTYPE_DEVICE;
   copy.srcDevice = words;
   copy.dstMemoryType = CU_MEMORYTYPE_HOST;
-  copy.dstHost = host.data();
+  copy.dstHost = host;
   copy.WidthInBytes = 256 * sizeof(std::uint32_t);
   copy.Height = 1;
   copy.Depth = 1;
@@ -96,12 +101,13 @@ TEST(Graphs, RunNodesInDependencyOrder) {
   ASSERT_CU(d.cuGraphAddMemcpyNode(&copy_node, graph, &kernel_node, 1, &copy, context.get()));
 
   struct Check {
-    std::vector<std::uint32_t>* host;
+    std::uint32_t* host;
     std::atomic<int> good{0};
-  } check{&host};
+  } check{host};
   CUDA_HOST_NODE_PARAMS host_node{[](void* p) {
                                     auto* c = static_cast<Check*>(p);
-                                    if ((*c->host)[0] == 7 && (*c->host)[255] == 7) c->good.fetch_add(1);
+                                    if (c->host[0] == 7 && c->host[255] == 7) c->good.fetch_add(1);
+                                    c->host[0] = 0;  // the next launch must write it again
                                   },
                                   &check};
   CUgraphNode check_node = nullptr;
@@ -116,6 +122,7 @@ TEST(Graphs, RunNodesInDependencyOrder) {
   EXPECT_CU(d.cuGraphExecDestroy(exec));
   EXPECT_CU(d.cuGraphDestroy(graph));
   EXPECT_CU(d.cuModuleUnload(module));
+  EXPECT_CU(d.cuMemFreeHost(pinned));
   EXPECT_CU(d.cuMemFree(words));
 }
 

@@ -247,6 +247,31 @@ TEST(Classifier, FinalizationWhenTheCallbackThreadIsParked) {
   EXPECT_EQ(result.deadlock_class, DeadlockClass::Finalization);
 }
 
+// The real driver with a ctypes host function at exit: nothing wrote the callback thread's record,
+// and PyGILState_Ensure ended that thread; only the GIL-holding main thread and its stream remain.
+TEST(Classifier, FinalizationWhenAGilHolderWaitsForWorkNoThreadRuns) {
+  SnapshotBuilder builder;
+  builder.snapshot().interpreter_finalizing = true;
+  ThreadSnapshot& main_thread = builder.board_thread(kMain, Role::Main);
+  main_thread.board->gil_state = GilState::Holds;
+  main_thread.board->calls.push_back(call("cuStreamSynchronize", kStream1));
+  Classification result = run(builder.snapshot());
+  EXPECT_TRUE(result.cycle.empty());
+  EXPECT_EQ(result.deadlock_class, DeadlockClass::Finalization);
+  ASSERT_FALSE(result.inferred.empty());
+  EXPECT_NE(result.inferred.back().find("holds the GIL during finalization"), std::string::npos);
+}
+
+// The same waits outside finalization are a stalled GPU, not a finalization hang.
+TEST(Classifier, AGilHolderWaitingForStalledWorkIsAGpuStallBeforeFinalization) {
+  SnapshotBuilder builder;
+  ThreadSnapshot& main_thread = builder.board_thread(kMain, Role::Main);
+  main_thread.board->gil_state = GilState::Holds;
+  main_thread.board->calls.push_back(call("cuStreamSynchronize", kStream1));
+  Classification result = run(builder.snapshot());
+  EXPECT_EQ(result.deadlock_class, DeadlockClass::GpuStall);
+}
+
 TEST(Classifier, GpuStallWhenNoHostFunctionIsInTheWay) {
   SnapshotBuilder builder;
   ThreadSnapshot& main_thread = builder.board_thread(kMain, Role::Main);

@@ -1,0 +1,234 @@
+#include "checkers/core/valgrind_announcer.h"
+
+#if __has_include(<valgrind/helgrind.h>)
+#define GILSAN_HAS_VALGRIND 1
+#include <sys/syscall.h>
+#include <unistd.h>
+#include <valgrind/helgrind.h>
+#include <valgrind/valgrind.h>
+
+#include <mutex>
+#include <unordered_map>
+#include <vector>
+
+#include "checkers/core/pseudo_lock.h"
+#endif
+
+namespace gilsan::checkers {
+
+#if GILSAN_HAS_VALGRIND
+namespace {
+
+ThreadId caller() { return static_cast<ThreadId>(::syscall(SYS_gettid)); }
+
+struct Held {
+  char* address;
+  bool writer;
+  int depth;
+};
+
+// What this thread has announced as held, and what each running host function added.
+struct AnnouncedThread {
+  std::vector<Held> held;
+  struct Frame {
+    std::vector<Held> holds;
+    int gil_depth_before = 0;
+  };
+  std::vector<Frame> host_functions;
+  int gil_depth = 0;
+};
+
+AnnouncedThread& announced() {
+  thread_local AnnouncedThread state;
+  return state;
+}
+
+class HelgrindAnnouncer final : public ValgrindAnnouncer {
+ public:
+  explicit HelgrindAnnouncer(const DriverBehaviour& behaviour) : behaviour_(behaviour) {}
+
+  void driver_call_enter(const DriverCallEnter& event) override {
+    if (event.thread != caller()) return;
+    AnnouncedThread& self = announced();
+    const bool in_host_function = !self.host_functions.empty();
+    if (in_host_function && behaviour_.refused_in_host_function &&
+        behaviour_.refused_in_host_function(event.entry_point)) {
+      return;  // refused at once: it waits for nothing
+    }
+    std::vector<char*> waited;
+    for (Handle stream : event.waits.streams) {
+      waited.push_back(address(PseudoLock::stream_completion(event.context, stream)));
+    }
+    if (event.waits.whole_context) waited.push_back(address(PseudoLock::context_completion(event.context)));
+    if (!in_host_function && event.context != 0 && behaviour_.blocks_while_host_function_runs &&
+        behaviour_.blocks_while_host_function_runs(event.entry_point)) {
+      waited.push_back(address(PseudoLock::host_function_lock(event.context)));
+    }
+    if (waited.empty()) return;
+    // A binding that holds the GIL where no trampoline of ours saw it taken (ctypes.PyDLL).
+    const bool borrowed_gil = event.holds_gil.value_or(false) && self.gil_depth == 0;
+    char* gil_address = address(PseudoLock::gil());
+    if (borrowed_gil) ANNOTATE_RWLOCK_ACQUIRED(gil_address, 1);
+    for (char* lock : waited) {
+      if (holds(self, lock)) continue;  // waiting for itself: a cycle of one, not an order
+      ANNOTATE_RWLOCK_ACQUIRED(lock, 0);
+      ANNOTATE_RWLOCK_RELEASED(lock, 0);
+    }
+    if (borrowed_gil) ANNOTATE_RWLOCK_RELEASED(gil_address, 1);
+  }
+
+  void host_function_begin(const HostFunctionBegin& event) override {
+    if (event.thread != caller()) return;
+    AnnouncedThread& self = announced();
+    const HostFunction& host_function = event.host_function;
+    AnnouncedThread::Frame frame;
+    frame.gil_depth_before = self.gil_depth;
+    std::vector<char*> locks;
+    if (host_function.stream) {
+      locks.push_back(address(PseudoLock::stream_completion(host_function.context, *host_function.stream)));
+    }
+    if (host_function.context != 0) {
+      locks.push_back(address(PseudoLock::context_completion(host_function.context)));
+      locks.push_back(address(PseudoLock::callback_thread(host_function.context)));
+      locks.push_back(address(PseudoLock::host_function_lock(host_function.context)));
+    }
+    for (char* lock : locks) {
+      if (holds(self, lock)) continue;  // a nested host function record of the same run
+      ANNOTATE_RWLOCK_ACQUIRED(lock, 0);
+      frame.holds.push_back({lock, false, 1});
+      self.held.push_back({lock, false, 1});
+    }
+    self.host_functions.push_back(std::move(frame));
+    if (host_function.kind == HostFunctionKind::python) take_gil(self);
+  }
+
+  void host_function_end(ThreadId thread) override {
+    if (thread != caller()) return;
+    AnnouncedThread& self = announced();
+    if (self.host_functions.empty()) return;
+    AnnouncedThread::Frame frame = std::move(self.host_functions.back());
+    self.host_functions.pop_back();
+    // Whatever GIL the host function took is given back when it returns to the driver.
+    while (self.gil_depth > frame.gil_depth_before) give_gil(self);
+    for (auto it = frame.holds.rbegin(); it != frame.holds.rend(); ++it) {
+      ANNOTATE_RWLOCK_RELEASED(it->address, 0);
+      forget(self, it->address);
+    }
+  }
+
+  void gil_acquired(ThreadId thread) override {
+    if (thread == caller()) take_gil(announced());
+  }
+  void gil_released(ThreadId thread) override {
+    if (thread == caller() && announced().gil_depth > 0) give_gil(announced());
+  }
+
+  void lock_acquire(const LockAcquire& event) override {
+    // A Python lock releases the GIL while it waits: announcing it under the GIL would invent an
+    // order. Only locks that can block with what the thread holds are announced.
+    if (event.thread != caller() || !event.can_block || event.releases_gil_while_waiting) return;
+    AnnouncedThread& self = announced();
+    char* lock = address(PseudoLock::user_lock(event.lock, event.name));
+    for (Held& held : self.held) {
+      if (held.address == lock) {
+        ++held.depth;
+        return;
+      }
+    }
+    ANNOTATE_RWLOCK_ACQUIRED(lock, 1);
+    self.held.push_back({lock, true, 1});
+  }
+
+  void lock_release(ThreadId thread, std::uint64_t lock_id) override {
+    if (thread != caller()) return;
+    AnnouncedThread& self = announced();
+    char* lock = address(PseudoLock::user_lock(lock_id, ""));
+    for (Held& held : self.held) {
+      if (held.address != lock) continue;
+      if (--held.depth == 0) {
+        ANNOTATE_RWLOCK_RELEASED(lock, 1);
+        forget(self, lock);
+      }
+      return;
+    }
+  }
+
+  void lock_destroyed(std::uint64_t lock) override { retire(PseudoLock::user_lock(lock, "")); }
+  void stream_destroyed(Handle context, Handle stream) override {
+    retire(PseudoLock::stream_completion(context, stream));
+  }
+  void context_destroyed(Handle context) override {
+    retire(PseudoLock::context_completion(context));
+    retire(PseudoLock::callback_thread(context));
+    retire(PseudoLock::host_function_lock(context));
+  }
+
+ private:
+  // The byte that stands for `lock`, created (and announced) on first use.
+  char* address(const PseudoLock& lock) {
+    std::lock_guard guard(mutex_);
+    auto found = addresses_.find(lock);
+    if (found != addresses_.end()) return found->second.get();
+    auto byte = std::make_unique<char>(0);
+    char* made = byte.get();
+    addresses_.emplace(lock, std::move(byte));
+    ANNOTATE_RWLOCK_CREATE(made);
+    return made;
+  }
+
+  // Forgets `lock`: a new one at the same handle starts without Helgrind history. Not while held:
+  // its holder announces the release later and the byte must still be valid then.
+  void retire(const PseudoLock& lock) {
+    std::lock_guard guard(mutex_);
+    auto found = addresses_.find(lock);
+    if (found == addresses_.end()) return;
+    for (const Held& held : announced().held) {
+      if (held.address == found->second.get()) return;
+    }
+    ANNOTATE_RWLOCK_DESTROY(found->second.get());
+    retired_.push_back(std::move(found->second));  // kept: another thread may still release it
+    addresses_.erase(found);
+  }
+
+  void take_gil(AnnouncedThread& self) {
+    if (self.gil_depth++ == 0) ANNOTATE_RWLOCK_ACQUIRED(address(PseudoLock::gil()), 1);
+  }
+  void give_gil(AnnouncedThread& self) {
+    if (--self.gil_depth == 0) ANNOTATE_RWLOCK_RELEASED(address(PseudoLock::gil()), 1);
+  }
+  static bool holds(const AnnouncedThread& self, char* lock) {
+    for (const Held& held : self.held) {
+      if (held.address == lock) return true;
+    }
+    return false;
+  }
+  static void forget(AnnouncedThread& self, char* lock) {
+    std::erase_if(self.held, [lock](const Held& held) { return held.address == lock; });
+  }
+
+  DriverBehaviour behaviour_;
+  std::mutex mutex_;
+  std::unordered_map<PseudoLock, std::unique_ptr<char>, PseudoLockHash> addresses_;
+  std::vector<std::unique_ptr<char>> retired_;
+};
+
+}  // namespace
+
+bool running_on_valgrind() { return RUNNING_ON_VALGRIND != 0; }
+
+std::unique_ptr<ValgrindAnnouncer> ValgrindAnnouncer::create(const DriverBehaviour& behaviour) {
+  if (!running_on_valgrind()) return nullptr;
+  return std::make_unique<HelgrindAnnouncer>(behaviour);
+}
+
+#else
+
+bool running_on_valgrind() { return false; }
+
+std::unique_ptr<ValgrindAnnouncer> ValgrindAnnouncer::create(const DriverBehaviour&) { return nullptr; }
+
+#endif
+
+int valgrind_timeout_scale() { return running_on_valgrind() ? 50 : 1; }
+
+}  // namespace gilsan::checkers

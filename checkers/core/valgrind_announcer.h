@@ -1,0 +1,48 @@
+// ValgrindAnnouncer: tells Valgrind's Helgrind about the sanitizer's pseudo-locks, so that
+// `valgrind --tool=helgrind` reports the same lock-order inversions from its own lock-order graph
+// (as 'lock order "A before B" violated'), with Valgrind's stacks.
+//
+// Each pseudo-lock gets a byte of its own as its address and is announced as a reader-writer lock
+// with Helgrind's client requests (ANNOTATE_RWLOCK_CREATE / ACQUIRED / RELEASED / DESTROY): the GIL
+// and user locks in write mode; completions, callback threads and host-function locks in read
+// mode, because several threads "hold" them at once in the model (every host function of a stream
+// holds its completion) and a wait only needs to be seen as an acquisition, not to exclude anyone.
+// A wait (a synchronize, a call the driver blocks) is announced as an acquisition released at once.
+//
+// Announcements are made on the calling thread, since Helgrind attributes them to it: events whose
+// thread is not the caller (a test feeding another thread's events) are not announced. Built only
+// when <valgrind/helgrind.h> is available, and active only when RUNNING_ON_VALGRIND; otherwise
+// create() returns null and the Sanitizer pays one pointer test per event.
+#pragma once
+
+#include <memory>
+
+#include "checkers/core/events.h"
+
+namespace gilsan::checkers {
+
+// Whether this process runs under Valgrind (always false when built without its headers).
+bool running_on_valgrind();
+// How much longer waits that detect a hang should be: Valgrind's tools run code 20 to 100 times
+// slower. 1 outside Valgrind.
+int valgrind_timeout_scale();
+
+class ValgrindAnnouncer {
+ public:
+  // Null unless built with Valgrind's headers and running under Valgrind.
+  static std::unique_ptr<ValgrindAnnouncer> create(const DriverBehaviour& behaviour);
+  virtual ~ValgrindAnnouncer() = default;
+
+  virtual void driver_call_enter(const DriverCallEnter& event) = 0;
+  virtual void host_function_begin(const HostFunctionBegin& event) = 0;
+  virtual void host_function_end(ThreadId thread) = 0;
+  virtual void gil_acquired(ThreadId thread) = 0;
+  virtual void gil_released(ThreadId thread) = 0;
+  virtual void lock_acquire(const LockAcquire& event) = 0;
+  virtual void lock_release(ThreadId thread, std::uint64_t lock) = 0;
+  virtual void lock_destroyed(std::uint64_t lock) = 0;
+  virtual void stream_destroyed(Handle context, Handle stream) = 0;
+  virtual void context_destroyed(Handle context) = 0;
+};
+
+}  // namespace gilsan::checkers

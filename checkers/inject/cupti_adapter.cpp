@@ -1,0 +1,92 @@
+// The thin CUPTI adapter of libgilsan_inject.so: the entry point the CUDA driver calls when
+// CUDA_INJECTION64_PATH names this library, the CUPTI subscription, and the translation of
+// CUpti_CallbackData into the DriverApiCallback that InjectHandler (tested on the simulated driver)
+// works on. Nothing else lives here, because nothing here can run without a GPU.
+#include <cupti.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <iostream>
+#include <mutex>
+
+#include "checkers/inject/inject_runtime.h"
+
+namespace {
+
+using gilsan::checkers::inject::DriverApiCallback;
+using gilsan::checkers::inject::InjectRuntime;
+
+// Never destroyed: the driver may run wrapped host functions and callbacks until the very end.
+InjectRuntime* g_runtime = nullptr;
+
+void CUPTIAPI on_callback(void* user, CUpti_CallbackDomain domain, CUpti_CallbackId id, const void* data) {
+  if (domain != CUPTI_CB_DOMAIN_DRIVER_API) return;
+  const auto* info = static_cast<const CUpti_CallbackData*>(data);
+  DriverApiCallback callback;
+  callback.entering = info->callbackSite == CUPTI_API_ENTER;
+  callback.callback_id = id;
+  callback.symbol = info->functionName;
+  // CUPTI hands the parameters as const; writing them is the rewrite the self-test verifies.
+  callback.params = const_cast<void*>(info->functionParams);
+  callback.result = static_cast<const int*>(info->functionReturnValue);
+  callback.context = info->context;
+  callback.correlation = info->correlationData;
+  try {
+    static_cast<InjectRuntime*>(user)->handler->on_driver_api(callback);
+  } catch (...) {
+    // Out of memory inside a driver callback: nothing may unwind into the driver.
+  }
+}
+
+void finish_at_exit() {
+  const int exit_code = gilsan::checkers::inject::finish_inject_runtime(*g_runtime);
+  if (exit_code != 0) {
+    std::fflush(nullptr);
+    ::_exit(exit_code);
+  }
+}
+
+const char* cupti_error(CUptiResult result) {
+  const char* text = nullptr;
+  cuptiGetResultString(result, &text);
+  return text != nullptr ? text : "unknown CUPTI error";
+}
+
+int start() {
+  gilsan::checkers::inject::InjectedDriver driver;
+  if (std::string missing = gilsan::checkers::inject::resolve_loaded_driver(driver); !missing.empty()) {
+    std::cerr << "gilsan: injection off: " << missing << std::endl;
+    return 0;
+  }
+  auto* runtime = new InjectRuntime();
+  if (std::string error = gilsan::checkers::inject::start_inject_runtime(*runtime, driver); !error.empty()) {
+    std::cerr << "gilsan: injection off: " << error << std::endl;
+    delete runtime;
+    return 0;
+  }
+  CUpti_SubscriberHandle subscriber = nullptr;
+  if (CUptiResult result = cuptiSubscribe(&subscriber, on_callback, runtime); result != CUPTI_SUCCESS) {
+    std::cerr << "gilsan: injection off: cuptiSubscribe: " << cupti_error(result) << std::endl;
+    delete runtime;
+    return 0;
+  }
+  if (CUptiResult result = cuptiEnableDomain(1, subscriber, CUPTI_CB_DOMAIN_DRIVER_API); result != CUPTI_SUCCESS) {
+    std::cerr << "gilsan: injection off: cuptiEnableDomain: " << cupti_error(result) << std::endl;
+    cuptiUnsubscribe(subscriber);
+    delete runtime;
+    return 0;
+  }
+  g_runtime = runtime;
+  std::atexit(finish_at_exit);
+  return 1;
+}
+
+}  // namespace
+
+extern "C" __attribute__((visibility("default"))) int InitializeInjection(void) {
+  static std::once_flag once;
+  static int started = 0;
+  std::call_once(once, [] { started = start(); });
+  return started;
+}

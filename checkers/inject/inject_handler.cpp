@@ -1,0 +1,289 @@
+#include "checkers/inject/inject_handler.h"
+
+#include <cstdint>
+
+#include "checkers/inject/call_params.h"
+#include "checkers/inject/handler_thread_state.h"
+#include "checkers/sources/thread_identity.h"
+#include "harness/board/board_writer.h"
+
+namespace gilsan::checkers::inject {
+namespace {
+
+Handle as_handle(const void* pointer) { return reinterpret_cast<std::uintptr_t>(pointer); }
+
+// A _ptsz call's NULL stream is the calling thread's per-thread stream.
+Handle stream_handle(const CallClass& call, CUstream stream) {
+  if (call.per_thread && stream == nullptr) return kPerThreadStream;
+  return as_handle(stream);
+}
+
+CUstream launch_stream(const CallClass& call, CUstream stream) {
+  return call.per_thread && stream == nullptr ? CU_STREAM_PER_THREAD : stream;
+}
+
+board::HostFunctionKind board_kind(HostFunctionKind kind) {
+  switch (kind) {
+    case HostFunctionKind::python:
+      return board::HostFunctionKind::Python;
+    case HostFunctionKind::ctypes:
+      return board::HostFunctionKind::Ctypes;
+    case HostFunctionKind::native:
+      return board::HostFunctionKind::Native;
+  }
+  return board::HostFunctionKind::Unknown;
+}
+
+}  // namespace
+
+InjectHandler::InjectHandler(Sanitizer& sanitizer, InjectedDriver driver, DriverBehaviour behaviour,
+                             InjectOptions options)
+    : sanitizer_(sanitizer),
+      driver_(driver),
+      options_(std::move(options)),
+      classes_(std::move(behaviour)) {}
+
+InjectHandler::~InjectHandler() = default;
+
+void InjectHandler::on_driver_api(DriverApiCallback& callback) {
+  const CallClass& call = classes_.get(callback.callback_id, callback.symbol);
+  if (handler_thread_state().quiet > 0) {
+    if (callback.entering && call.kind == CallKind::launch_host_func) rewrite_self_test_launch(callback);
+    return;
+  }
+  if (callback.entering) {
+    on_enter(call, callback);
+  } else {
+    on_exit(call, callback);
+  }
+}
+
+// Calls that cannot wait and are not made inside a host function change nothing in the model:
+// they are skipped, so kernel launches and queries cost one table lookup.
+bool InjectHandler::reported(const CallClass& call) const {
+  if (handler_thread_state().host_function_depth > 0 || call.blocks_while_host_function_runs) return true;
+  return call.kind == CallKind::stream_synchronize || call.kind == CallKind::event_synchronize ||
+         call.kind == CallKind::context_synchronize;
+}
+
+DriverCallEnter InjectHandler::describe_call(const CallClass& call,
+                                             const DriverApiCallback& callback) const {
+  DriverCallEnter event;
+  event.thread = current_thread_id();
+  event.entry_point = call.entry_point;
+  event.context = as_handle(callback.context);
+  const CallHandles handles = call_handles(call, callback.params);
+  if (handles.stream != nullptr) event.stream = stream_handle(call, *handles.stream);
+  if (handles.event != nullptr) event.event = as_handle(*handles.event);
+  if (handles.context != nullptr && *handles.context != nullptr) event.context = as_handle(*handles.context);
+  return event;
+}
+
+void InjectHandler::on_enter(const CallClass& call, DriverApiCallback& callback) {
+  if (call.kind == CallKind::launch_host_func) {
+    wrap_stream_launch(call, callback);
+  } else if (is_graph_node_call(call.kind)) {
+    wrap_graph_node(call, callback);
+  }
+  if (!reported(call)) return;
+  DriverCallEnter event = describe_call(call, callback);
+  if (options_.holds_gil) event.holds_gil = options_.holds_gil();
+  event.waits = waits_.waits_of(event.entry_point, event.stream, event.event);
+  sanitizer_.driver_call_enter(event);
+  if (options_.write_board) {
+    board::enter_call(call.entry_point.c_str(), event.context, event.stream.value_or(0),
+                      event.event.value_or(0));
+  }
+}
+
+void InjectHandler::on_exit(const CallClass& call, DriverApiCallback& callback) {
+  const int result = callback.result != nullptr ? *callback.result : 0;
+  if (call.kind == CallKind::launch_host_func) finish_stream_launch(call, callback);
+  if (reported(call)) {
+    sanitizer_.driver_call_exit(
+        DriverCallExit{current_thread_id(), call.entry_point, result, options_.error_names.name(result)});
+    if (options_.write_board) board::exit_call();
+  }
+  if (call.kind == CallKind::capture_end && captures_in_progress_.load() > 0) {
+    --captures_in_progress_;  // the capture is over even when ending it failed (invalidated)
+  }
+  if (result != CUDA_SUCCESS) return;
+  const DriverCallEnter target = describe_call(call, callback);
+  switch (call.kind) {
+    case CallKind::event_record:
+      waits_.event_recorded(*target.event, *target.stream);
+      if (options_.write_board) board::note_event_recorded(*target.event, *target.stream, target.context);
+      break;
+    case CallKind::event_destroy:
+      waits_.event_destroyed(*target.event);
+      break;
+    case CallKind::stream_destroy:
+      sanitizer_.stream_destroyed(target.context, *target.stream);
+      break;
+    case CallKind::context_destroy:
+      sanitizer_.context_destroyed(target.context);
+      break;
+    case CallKind::capture_begin:
+      ++captures_in_progress_;
+      break;
+    case CallKind::context_made: {
+      CUcontext* made = *call_handles(call, callback.params).made_context;
+      if (mode() == WrapMode::undecided && made != nullptr) ensure_self_test(*made);
+      break;
+    }
+    default:
+      break;
+  }
+}
+
+WrappedHostFunction* InjectHandler::make_record(CUhostFn function, void* user_data, Handle context,
+                                                std::optional<Handle> stream, bool one_shot) {
+  auto record = std::make_unique<WrappedHostFunction>();
+  record->handler = this;
+  record->user_function = function;
+  record->user_data = user_data;
+  record->one_shot = one_shot;
+  const CodeAddressNames& names = names_of(function);
+  record->described.kind = guess_host_function_kind(names);
+  record->described.callable = names.callable;
+  record->described.implementation = names.implementation;
+  record->described.context = context;
+  record->described.stream = stream;
+  if (one_shot) return record.release();  // freed by release_record, by its run and the exit callback
+  std::lock_guard lock(records_mutex_);
+  lasting_records_.push_back(std::move(record));
+  return lasting_records_.back().get();
+}
+
+const CodeAddressNames& InjectHandler::names_of(CUhostFn function) {
+  const void* address = reinterpret_cast<const void*>(function);
+  std::lock_guard lock(records_mutex_);
+  auto found = names_.find(address);
+  if (found == names_.end()) found = names_.emplace(address, describe_code_address(address)).first;
+  return found->second;
+}
+
+bool InjectHandler::stream_is_capturing(CUstream stream) const {
+  if (captures_in_progress_.load(std::memory_order_relaxed) == 0) return false;
+  QuietScope quiet;
+  CUstreamCaptureStatus status = CU_STREAM_CAPTURE_STATUS_NONE;
+  // A stream whose capture status cannot be read may be part of a capture: treat it as one, which
+  // only costs a record kept for good.
+  if (driver_.stream_is_capturing(stream, &status) != CUDA_SUCCESS) return true;
+  return status != CU_STREAM_CAPTURE_STATUS_NONE;
+}
+
+void InjectHandler::wrap_stream_launch(const CallClass& call, DriverApiCallback& callback) {
+  const LaunchHostFuncArgs args = launch_host_func_args(callback.params);
+  if (*args.function == nullptr) return;  // the driver refuses it; nothing will run
+  if (callback.correlation == nullptr) return;  // no slot to pair the exit with: left unwrapped
+  if (mode() == WrapMode::undecided) ensure_self_test(static_cast<CUcontext>(callback.context));
+  const CUstream stream = launch_stream(call, *args.stream);
+  // Launched into a capture, it becomes a graph node: it runs once per graph launch, on whatever
+  // stream the graph is launched on, so its stream is unknown here.
+  const bool one_shot = !stream_is_capturing(stream);
+  const std::optional<Handle> runs_on =
+      one_shot ? std::optional<Handle>(stream_handle(call, *args.stream)) : std::nullopt;
+  WrappedHostFunction* record =
+      make_record(*args.function, *args.user_data, as_handle(callback.context), runs_on, one_shot);
+  if (mode() == WrapMode::rewrite) {
+    *args.function = run_wrapped_host_function;
+    *args.user_data = record;
+  } else if (driver_.launch_host_func == nullptr) {
+    if (one_shot) delete record;  // no way to enqueue markers: the host function goes unseen
+    return;
+  } else {
+    QuietScope quiet;
+    record->between_markers = true;
+    if (driver_.launch_host_func(stream, run_begin_marker, record) != CUDA_SUCCESS) {
+      if (one_shot) delete record;  // nobody else has it
+      record = nullptr;
+    }
+  }
+  *callback.correlation = reinterpret_cast<std::uintptr_t>(record);
+}
+
+void InjectHandler::finish_stream_launch(const CallClass& call, DriverApiCallback& callback) {
+  if (callback.correlation == nullptr) return;
+  auto* record = reinterpret_cast<WrappedHostFunction*>(*callback.correlation);
+  if (record == nullptr) return;
+  const bool launched = callback.result != nullptr && *callback.result == CUDA_SUCCESS;
+  bool will_run = launched;
+  if (record->between_markers) {
+    // The begin marker is queued: the end marker must follow even if the user's launch failed, or
+    // the callback thread would look busy for good.
+    QuietScope quiet;
+    will_run = driver_.launch_host_func(launch_stream(call, *launch_host_func_args(callback.params).stream),
+                                        run_end_marker, record) == CUDA_SUCCESS;
+  }
+  // This callback still holds its reference: the record is valid here even if it already ran.
+  if (launched && record->one_shot && options_.report_enqueued) {
+    report_enqueued(*record);
+  }
+  if (!will_run) release_record(record);  // the reference its run would have dropped
+  release_record(record);
+}
+
+namespace {
+
+// The board's record of a wrapped host function; its strings live as long as the record.
+board::HostFunctionInfo board_info(const WrappedHostFunction& record) {
+  board::HostFunctionInfo info;
+  info.id = reinterpret_cast<std::uintptr_t>(&record);
+  info.context = record.described.context;
+  info.stream = record.described.stream.value_or(0);
+  info.kind = board_kind(record.described.kind);
+  info.implementation = record.described.implementation.c_str();
+  info.description = record.described.callable.c_str();
+  return info;
+}
+
+}  // namespace
+
+void InjectHandler::report_enqueued(const WrappedHostFunction& record) {
+  sanitizer_.host_function_enqueued(HostFunctionEnqueued{current_thread_id(), record.described, {}});
+  if (options_.write_board) board::note_host_function_enqueued(board_info(record));
+}
+
+void InjectHandler::wrap_graph_node(const CallClass& call, DriverApiCallback& callback) {
+  if (mode() == WrapMode::undecided) ensure_self_test(static_cast<CUcontext>(callback.context));
+  if (mode() != WrapMode::rewrite) return;  // marker mode cannot put markers around a graph node
+  // The driver reads the node parameters after this callback returns, on this thread: a
+  // thread-local copy stays valid until then, and the application's own struct is left untouched.
+  thread_local CUDA_HOST_NODE_PARAMS host_copy;
+  thread_local CUgraphNodeParams generic_copy;
+  const HostNodeSlot slot = host_node_slot(call.kind, callback.params);
+  const Handle context = as_handle(callback.context);
+  if (slot.host != nullptr && *slot.host != nullptr && (*slot.host)->fn != nullptr) {
+    host_copy = **slot.host;
+    host_copy.userData = make_record(host_copy.fn, host_copy.userData, context, std::nullopt, false);
+    host_copy.fn = run_wrapped_host_function;
+    *slot.host = &host_copy;
+  } else if (slot.generic != nullptr && *slot.generic != nullptr &&
+             (*slot.generic)->type == CU_GRAPH_NODE_TYPE_HOST && (*slot.generic)->host.fn != nullptr) {
+    generic_copy = **slot.generic;
+    generic_copy.host.userData =
+        make_record(generic_copy.host.fn, generic_copy.host.userData, context, std::nullopt, false);
+    generic_copy.host.fn = run_wrapped_host_function;
+    *slot.generic = &generic_copy;
+  }
+}
+
+void InjectHandler::wrapped_begin(const WrappedHostFunction& record) {
+  ++handler_thread_state().host_function_depth;
+  if (record.self_test) {
+    self_test_wrapper_ran_.store(true);
+    return;
+  }
+  sanitizer_.host_function_begin(HostFunctionBegin{current_thread_id(), record.described, {}});
+  if (options_.write_board) board::begin_host_function(board_info(record));
+}
+
+void InjectHandler::wrapped_end(const WrappedHostFunction& record) {
+  --handler_thread_state().host_function_depth;
+  if (record.self_test) return;
+  sanitizer_.host_function_end(current_thread_id());
+  if (options_.write_board) board::end_host_function();
+}
+
+}  // namespace gilsan::checkers::inject

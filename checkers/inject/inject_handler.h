@@ -1,0 +1,100 @@
+// InjectHandler: the logic of libgilsan_inject.so, fed one DriverApiCallback at a time (from CUPTI
+// in a real process, by hand in tests). It turns driver-API callbacks into Sanitizer events and
+// wraps every host function the application enqueues, so that the Sanitizer sees when each one runs
+// and on which thread. See docs/sanitizer.md, "Injecting into a CUDA process".
+#pragma once
+
+#include <atomic>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+#include "checkers/core/sanitizer.h"
+#include "checkers/inject/call_classes.h"
+#include "checkers/inject/driver_api_callback.h"
+#include "checkers/inject/injected_driver.h"
+#include "checkers/inject/wrapped_host_function.h"
+#include "checkers/sources/code_address.h"
+#include "checkers/sources/completion_waits.h"
+#include "checkers/sources/error_names.h"
+
+namespace gilsan::checkers::inject {
+
+enum class WrapMode {
+  undecided,  // no self-test yet: the first wrap runs it
+  rewrite,    // launch arguments are rewritten to our wrapper (undocumented, self-tested)
+  markers,    // marker host functions around each user host function; graph host nodes unseen
+};
+
+struct InjectOptions {
+  ErrorNames error_names;
+  // Whether the calling thread holds the GIL at a call's entry (a PythonGilProbe in a real process).
+  std::function<std::optional<bool>()> holds_gil;
+  bool write_board = false;  // also record calls and host functions on the board (GILSAN_BOARD)
+  // Send host_function_enqueued (it only feeds gil-held-blocking-call's list of pending host
+  // functions, so a front end with that checker off saves the event on every launch).
+  bool report_enqueued = true;
+  // Receives the one line that says which mode the library uses (stderr in a real process).
+  std::function<void(std::string_view line)> announce;
+};
+
+class InjectHandler {
+ public:
+  InjectHandler(Sanitizer& sanitizer, InjectedDriver driver, DriverBehaviour behaviour,
+                InjectOptions options);
+  ~InjectHandler();
+  InjectHandler(const InjectHandler&) = delete;
+  InjectHandler& operator=(const InjectHandler&) = delete;
+
+  void on_driver_api(DriverApiCallback& callback);
+
+  WrapMode mode() const { return mode_.load(std::memory_order_acquire); }
+  // Runs the self-test in `context` unless one already ran, and decides the mode. Normally called
+  // by the handler itself at the exit of the first call that makes a context, or at the first wrap.
+  WrapMode ensure_self_test(CUcontext context);
+
+  // For the wrapper and the markers (wrapped_host_function.cpp), on the driver's callback thread.
+  void wrapped_begin(const WrappedHostFunction& record);
+  void wrapped_end(const WrappedHostFunction& record);
+
+ private:
+  void on_enter(const CallClass& call, DriverApiCallback& callback);
+  void on_exit(const CallClass& call, DriverApiCallback& callback);
+  bool reported(const CallClass& call) const;
+  DriverCallEnter describe_call(const CallClass& call, const DriverApiCallback& callback) const;
+  void wrap_stream_launch(const CallClass& call, DriverApiCallback& callback);
+  void finish_stream_launch(const CallClass& call, DriverApiCallback& callback);
+  void report_enqueued(const WrappedHostFunction& record);
+  void wrap_graph_node(const CallClass& call, DriverApiCallback& callback);
+  void rewrite_self_test_launch(DriverApiCallback& callback);
+  WrappedHostFunction* make_record(CUhostFn function, void* user_data, Handle context,
+                                   std::optional<Handle> stream, bool one_shot);
+  bool stream_is_capturing(CUstream stream) const;
+  const CodeAddressNames& names_of(CUhostFn function);
+  void announce_mode(WrapMode mode, std::string_view why);
+
+  Sanitizer& sanitizer_;
+  const InjectedDriver driver_;
+  InjectOptions options_;
+  CallClassCache classes_;
+  CompletionWaits waits_;
+  std::atomic<WrapMode> mode_{WrapMode::undecided};
+  // Stream captures begun and not yet ended, process-wide: while none is, no launch can be captured
+  // and the per-launch cuStreamIsCapturing query is skipped.
+  std::atomic<int> captures_in_progress_{0};
+  std::mutex self_test_mutex_;  // one self-test; later callers wait for its verdict
+  std::atomic<bool> self_test_wrapper_ran_{false};
+  std::atomic<bool> self_test_function_ran_{false};
+  WrappedHostFunction self_test_record_;  // what the self-test's launch is rewritten to run
+
+  std::mutex records_mutex_;
+  std::vector<std::unique_ptr<WrappedHostFunction>> lasting_records_;  // graph nodes, captures
+  std::unordered_map<const void*, CodeAddressNames> names_;            // by host function address
+};
+
+}  // namespace gilsan::checkers::inject

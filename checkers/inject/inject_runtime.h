@@ -1,0 +1,36 @@
+// The injected sanitizer of one process: the Sanitizer configured from the environment and the
+// handler that feeds it. Everything the CUPTI adapter needs besides CUPTI itself.
+//
+// Environment: GILSAN_OPTIONS (docs/sanitizer.md, "Options"; gil_held_blocking_call starts off in
+// this mode), GILSAN_PROFILE (the driver profile; default the shipped one), GILSAN_BOARD (set by
+// `gilsan run`: also write the board), GILSAN_REPORT (the JSON report, when GILSAN_OPTIONS names no
+// report_path).
+#pragma once
+
+#include <memory>
+#include <string>
+
+#include "checkers/core/sanitizer.h"
+#include "checkers/inject/inject_handler.h"
+#include "checkers/sources/python_gil_probe.h"
+
+namespace gilsan::checkers::inject {
+
+struct InjectRuntime {
+  std::unique_ptr<Sanitizer> sanitizer;
+  PythonGilProbe gil_probe;
+  std::unique_ptr<InjectHandler> handler;
+};
+
+// The defaults of the injected mode, before GILSAN_OPTIONS.
+Options injected_default_options();
+
+// Builds the runtime from the environment, with `driver` for the handler's own calls. Returns ""
+// or one line saying why the sanitizer is off (a bad GILSAN_OPTIONS, an unreadable profile).
+std::string start_inject_runtime(InjectRuntime& runtime, const InjectedDriver& driver);
+
+// At process exit: finish() (the last findings, the summary on every sink), then the exit-code
+// policy: a process that would exit 0 after unsuppressed reports exits with options.exitcode.
+int finish_inject_runtime(InjectRuntime& runtime);
+
+}  // namespace gilsan::checkers::inject

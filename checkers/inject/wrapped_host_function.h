@@ -1,0 +1,39 @@
+// The record behind every host function the injection library wraps, and the functions the driver
+// runs in place of the user's: the wrapper (rewrite mode) reports begin, runs the user's function,
+// reports end; the markers (marker mode) are enqueued right before and after the user's function on
+// the same stream and report begin and end around it.
+#pragma once
+
+#include <cuda.h>
+
+#include <atomic>
+
+#include "checkers/core/handles.h"
+
+namespace gilsan::checkers::inject {
+
+class InjectHandler;
+
+struct WrappedHostFunction {
+  InjectHandler* handler = nullptr;
+  CUhostFn user_function = nullptr;
+  void* user_data = nullptr;
+  HostFunction described;
+  // Runs once. False for graph host nodes and for launches into a capturing stream: a graph runs
+  // them once per launch, so their records live as long as the handler.
+  bool one_shot = true;
+  // A one-shot record is shared by the function the driver runs and the launch's API-exit callback,
+  // which may come after the run on a busy machine; the last of the two frees it.
+  std::atomic<int> references{2};
+  bool self_test = false;  // the start-up self-test's probe: reported to nobody
+  bool between_markers = false;  // run between a begin and an end marker, not by the wrapper
+};
+
+// Drops one reference to a one-shot record (see `references`); lasting records are left alone.
+void release_record(WrappedHostFunction* record);
+
+void CUDA_CB run_wrapped_host_function(void* record);
+void CUDA_CB run_begin_marker(void* record);
+void CUDA_CB run_end_marker(void* record);
+
+}  // namespace gilsan::checkers::inject

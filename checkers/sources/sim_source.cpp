@@ -1,0 +1,119 @@
+#include "checkers/sources/sim_source.h"
+
+#include <dlfcn.h>
+
+#include <cstdint>
+
+#include "checkers/sources/code_address.h"
+#include "checkers/sources/thread_identity.h"
+
+namespace gilsan::checkers {
+namespace {
+
+Handle as_handle(const void* pointer) { return reinterpret_cast<std::uintptr_t>(pointer); }
+
+
+HostFunction describe(const GilsanSimHostFunction& host_function) {
+  HostFunction described;
+  // The sim's id counts enqueued runs, not callables: it does not identify what the source keeps
+  // alive, so the lifetime checker is left to sources that know (the gilsan module).
+  described.id = 0;
+  described.kind = HostFunctionKind::native;
+  if (host_function.fn != nullptr) {
+    CodeAddressNames names = describe_code_address(reinterpret_cast<const void*>(host_function.fn));
+    described.kind = guess_host_function_kind(names);
+    described.callable = std::move(names.callable);
+    described.implementation = std::move(names.implementation);
+  } else {
+    described.callable = "cuStreamAddCallback callback";
+    described.implementation = "unknown";
+  }
+  described.context = as_handle(host_function.context);
+  described.stream = as_handle(host_function.stream);
+  return described;
+}
+
+}  // namespace
+
+SimSource::SimSource(Sanitizer& sanitizer, SimSourceOptions options)
+    : sanitizer_(sanitizer), options_(std::move(options)) {}
+
+GilsanSimObserver SimSource::observer() {
+  GilsanSimObserver observer{};
+  observer.abi_version = GILSAN_SIM_OBSERVER_ABI;
+  observer.user = this;
+  observer.api_enter = [](void* user, const GilsanSimApiCall* call) {
+    static_cast<SimSource*>(user)->api_enter(*call);
+  };
+  observer.api_exit = [](void* user, const GilsanSimApiCall* call, CUresult result) {
+    static_cast<SimSource*>(user)->api_exit(*call, result);
+  };
+  observer.host_function_begin = [](void* user, const GilsanSimHostFunction* host_function) {
+    static_cast<SimSource*>(user)->host_function_begin(*host_function);
+  };
+  observer.host_function_end = [](void* user, const GilsanSimHostFunction* host_function) {
+    static_cast<SimSource*>(user)->host_function_end(*host_function);
+  };
+  return observer;
+}
+
+void SimSource::api_enter(const GilsanSimApiCall& call) {
+  DriverCallEnter event;
+  event.thread = current_thread_id();
+  event.entry_point = call.entry_point;
+  event.context = as_handle(call.context);
+  // The sim reports a NULL stream both for "no stream argument" and for the NULL stream; only the
+  // wait table needs the difference, and it treats an absent stream of a sync as the NULL stream.
+  if (call.stream != nullptr) event.stream = as_handle(call.stream);
+  if (call.event != nullptr) event.event = as_handle(call.event);
+  if (options_.holds_gil) event.holds_gil = options_.holds_gil();
+  event.waits = waits_.waits_of(event.entry_point, event.stream, event.event);
+  sanitizer_.driver_call_enter(event);
+}
+
+void SimSource::api_exit(const GilsanSimApiCall& call, CUresult result) {
+  const std::string_view entry_point = call.entry_point;
+  if (result == CUDA_SUCCESS) {
+    if (entry_point == "cuEventRecord" && call.event != nullptr) {
+      waits_.event_recorded(as_handle(call.event), as_handle(call.stream));
+    } else if (entry_point == "cuEventDestroy" && call.event != nullptr) {
+      waits_.event_destroyed(as_handle(call.event));
+    }
+  }
+  const int code = static_cast<int>(result);
+  sanitizer_.driver_call_exit(
+      DriverCallExit{current_thread_id(), entry_point, code, options_.error_names.name(code)});
+  if (result != CUDA_SUCCESS) return;
+  // After the exit: the call that destroyed a stream or context may itself have waited on it.
+  if (entry_point == "cuStreamDestroy" && call.stream != nullptr) {
+    sanitizer_.stream_destroyed(as_handle(call.context), as_handle(call.stream));
+  } else if (entry_point == "cuCtxDestroy" && call.context != nullptr) {
+    sanitizer_.context_destroyed(as_handle(call.context));
+  }
+}
+
+void SimSource::host_function_begin(const GilsanSimHostFunction& host_function) {
+  sanitizer_.host_function_begin(HostFunctionBegin{current_thread_id(), describe(host_function), {}});
+}
+
+void SimSource::host_function_end(const GilsanSimHostFunction&) {
+  sanitizer_.host_function_end(current_thread_id());
+}
+
+std::string install_sim_observer(const std::string& library_path, const GilsanSimObserver* observer) {
+  void* library = ::dlopen(library_path.c_str(), RTLD_NOW | RTLD_NOLOAD);
+  if (library == nullptr) return library_path + ": the simulated driver is not loaded in this process";
+  using SetObserver = CUresult (*)(const GilsanSimObserver*);
+  auto set_observer = reinterpret_cast<SetObserver>(::dlsym(library, "gilsanSimSetObserver"));
+  std::string error;
+  if (set_observer == nullptr) {
+    error = library_path + ": has no gilsanSimSetObserver (not the simulated driver)";
+  } else if (set_observer(observer) != CUDA_SUCCESS) {
+    error = library_path + ": gilsanSimSetObserver refused the observer (ABI version " +
+            std::to_string(GILSAN_SIM_OBSERVER_ABI) + ")";
+  }
+  ::dlclose(library);  // drops only the reference RTLD_NOLOAD added
+  return error;
+}
+
+}  // namespace gilsan::checkers

@@ -1,0 +1,57 @@
+// SimSource: the simulated driver's observer hooks (harness/simcuda/gilsan_sim.h) as an event
+// source of the Sanitizer, so that a process running on the sim gets driver-call and host-function
+// events without CUPTI.
+//
+// Every hook runs synchronously on the thread concerned (the caller of a driver call, the driver's
+// callback thread for a host function) and calls only the Sanitizer: never the driver, never the
+// interpreter. What the hooks cannot see they leave to other sources in the same process: the
+// `gilsan` module's trampolines add the GIL events and a nested, better-described host function.
+#pragma once
+
+#include <functional>
+#include <optional>
+#include <string>
+
+#include "checkers/core/sanitizer.h"
+#include "checkers/sources/completion_waits.h"
+#include "checkers/sources/error_names.h"
+#include "harness/simcuda/gilsan_sim.h"
+
+namespace gilsan::checkers {
+
+struct SimSourceOptions {
+  // cuGetErrorName's answers, taken before the observer is installed.
+  ErrorNames error_names;
+  // Whether the calling thread holds the GIL at a call's entry (e.g. a PythonGilProbe); empty or
+  // nullopt: the Sanitizer goes by the GIL events it has seen.
+  std::function<std::optional<bool>()> holds_gil;
+};
+
+class SimSource {
+ public:
+  SimSource(Sanitizer& sanitizer, SimSourceOptions options);
+  ~SimSource() = default;
+  SimSource(const SimSource&) = delete;
+  SimSource& operator=(const SimSource&) = delete;
+
+  // The hooks, with `user` pointing at this object. The source must outlive the driver's use of
+  // them: remove the observer and let the driver go quiet before destroying it.
+  GilsanSimObserver observer();
+
+  // The hook bodies, public so that a test can see exactly what a hook does.
+  void api_enter(const GilsanSimApiCall& call);
+  void api_exit(const GilsanSimApiCall& call, CUresult result);
+  void host_function_begin(const GilsanSimHostFunction& host_function);
+  void host_function_end(const GilsanSimHostFunction& host_function);
+
+ private:
+  Sanitizer& sanitizer_;
+  SimSourceOptions options_;
+  CompletionWaits waits_;
+};
+
+// Installs `observer` in the simulated driver already loaded from `library_path` (dlopen with
+// RTLD_NOLOAD, then its gilsanSimSetObserver). Returns "" on success, else one line saying why.
+std::string install_sim_observer(const std::string& library_path, const GilsanSimObserver* observer);
+
+}  // namespace gilsan::checkers

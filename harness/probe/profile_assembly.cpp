@@ -1,0 +1,100 @@
+#include "harness/probe/profile_assembly.h"
+
+#include <algorithm>
+
+namespace gilsan::probe {
+namespace {
+
+int restrictiveness(InsideBehaviour b) {
+  switch (b) {
+    case InsideBehaviour::Allowed: return 0;
+    case InsideBehaviour::NotPermitted: return 1;
+    case InsideBehaviour::Hangs: return 2;
+  }
+  return 0;
+}
+
+std::string why_inside(const std::vector<const RecipeEvidence*>& recipes) {
+  std::string why;
+  for (const RecipeEvidence* r : recipes) {
+    std::string part = r->inside.observation == InsideObservation::WaitedForHostFunction
+                           ? "the call waits for the host function itself"
+                           : r->inside.problem;
+    why += (why.empty() ? "" : "; ") + r->recipe->id + ": " + part;
+  }
+  return why;
+}
+
+std::string why_outside(const std::vector<const RecipeEvidence*>& recipes) {
+  std::string why;
+  for (const RecipeEvidence* r : recipes) {
+    std::string part = r->outside.observation == OutsideObservation::WaitedForHostFunction
+                           ? "the call waits for the host function's stream by its nature"
+                           : r->outside.problem;
+    why += (why.empty() ? "" : "; ") + r->recipe->id + ": " + part;
+  }
+  return why;
+}
+
+}  // namespace
+
+AssembledProfile assemble_profile(const ProbeEvidence& evidence, const DriverProfile* carry_over) {
+  AssembledProfile out;
+  DriverProfile& p = out.profile;
+  p.origin = evidence.origin;
+  auto unmeasured = [&](const std::string& cell, const std::string& why) {
+    p.unmeasured.push_back(cell);
+    out.unmeasured_because[cell] = why + (carry_over ? " (value carried over from " + evidence.carried_over_from + ")"
+                                                     : " (value assumed)");
+  };
+
+  for (const std::string& entry : profiled_entry_points()) {
+    std::vector<const RecipeEvidence*> recipes;
+    for (const RecipeEvidence& r : evidence.recipes)
+      if (r.recipe->entry_point == entry) recipes.push_back(&r);
+
+    std::optional<InsideBehaviour> inside;
+    for (const RecipeEvidence* r : recipes)
+      if (auto v = inside_verdict(r->inside); v && (!inside || restrictiveness(*v) > restrictiveness(*inside))) inside = v;
+    if (inside) {
+      p.inside_host_function[entry] = *inside;
+    } else {
+      p.inside_host_function[entry] = carry_over ? carry_over->inside(entry) : InsideBehaviour::Allowed;
+      unmeasured("inside_host_function." + entry, recipes.empty() ? "no recipe" : why_inside(recipes));
+    }
+
+    std::optional<OutsideBehaviour> outside;
+    for (const RecipeEvidence* r : recipes)
+      if (auto v = outside_verdict(r->outside); v && (!outside || *v == OutsideBehaviour::Blocks)) outside = v;
+    if (outside) {
+      p.while_host_function_runs[entry] = *outside;
+    } else {
+      p.while_host_function_runs[entry] = carry_over ? carry_over->outside(entry) : OutsideBehaviour::Returns;
+      unmeasured("while_host_function_runs." + entry, recipes.empty() ? "no recipe" : why_outside(recipes));
+    }
+  }
+
+  const TopologyEvidence& t = evidence.topology;
+  const DriverProfileTopology fallback = carry_over ? carry_over->topology : DriverProfileTopology{};
+  if (t.callback_thread) {
+    p.topology.callback_thread = *t.callback_thread;
+  } else {
+    p.topology.callback_thread = fallback.callback_thread;
+    unmeasured("topology.callback_thread", t.threads_problem.empty() ? t.callback_thread_note : t.threads_problem);
+  }
+  if (t.streams_concurrent) {
+    p.topology.serialized_across_streams = !*t.streams_concurrent;
+  } else {
+    p.topology.serialized_across_streams = fallback.serialized_across_streams;
+    unmeasured("topology.serialized_across_streams", t.threads_problem);
+  }
+  if (t.enqueue_measured) {
+    p.topology.enqueue_blocks_at_depth = t.enqueue_blocks_at_depth;
+  } else {
+    p.topology.enqueue_blocks_at_depth = fallback.enqueue_blocks_at_depth;
+    unmeasured("topology.enqueue_blocks_at_depth", t.enqueue_problem.empty() ? t.enqueue_note : t.enqueue_problem);
+  }
+  return out;
+}
+
+}  // namespace gilsan::probe

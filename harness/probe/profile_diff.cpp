@@ -1,0 +1,44 @@
+#include "harness/probe/profile_diff.h"
+
+#include <set>
+
+namespace gilsan::probe {
+namespace {
+
+std::string depth_text(const std::optional<int>& depth) { return depth ? std::to_string(*depth) : "null"; }
+
+template <typename Table>
+void diff_table(const std::string& name, const Table& before, const Table& after, std::vector<std::string>& out) {
+  std::set<std::string> entries;
+  for (const auto& [entry, value] : before) entries.insert(entry);
+  for (const auto& [entry, value] : after) entries.insert(entry);
+  for (const std::string& entry : entries) {
+    auto b = before.find(entry);
+    auto a = after.find(entry);
+    std::string was = b == before.end() ? "(absent)" : to_string(b->second);
+    std::string now = a == after.end() ? "(absent)" : to_string(a->second);
+    if (was != now) out.push_back(name + "." + entry + ": " + was + " -> " + now);
+  }
+}
+
+}  // namespace
+
+std::vector<std::string> diff_profiles(const DriverProfile& before, const DriverProfile& after) {
+  std::vector<std::string> out;
+  const DriverProfileTopology& b = before.topology;
+  const DriverProfileTopology& a = after.topology;
+  if (b.callback_thread != a.callback_thread)
+    out.push_back(std::string("topology.callback_thread: ") + to_string(b.callback_thread) + " -> " +
+                  to_string(a.callback_thread));
+  if (b.serialized_across_streams != a.serialized_across_streams)
+    out.push_back(std::string("topology.serialized_across_streams: ") + (b.serialized_across_streams ? "true" : "false") +
+                  " -> " + (a.serialized_across_streams ? "true" : "false"));
+  if (b.enqueue_blocks_at_depth != a.enqueue_blocks_at_depth)
+    out.push_back("topology.enqueue_blocks_at_depth: " + depth_text(b.enqueue_blocks_at_depth) + " -> " +
+                  depth_text(a.enqueue_blocks_at_depth));
+  diff_table("inside_host_function", before.inside_host_function, after.inside_host_function, out);
+  diff_table("while_host_function_runs", before.while_host_function_runs, after.while_host_function_runs, out);
+  return out;
+}
+
+}  // namespace gilsan::probe

@@ -1,0 +1,38 @@
+// The sanitizer of a scenario child (docs/runner.md, "The sanitizer"): one Sanitizer for the whole
+// process, fed by the `gilsan` module (checkers/sources/sanitizer_hooks.h, which this file
+// provides) and, on the simulated driver, by the driver's observer hooks (SimSource). On the real
+// driver the module's own driver calls stand in for the observer, so no CUPTI is needed.
+//
+// The parent turns it on by setting the variables below; without them nothing here runs and the
+// module finds no hooks.
+#pragma once
+
+#include <optional>
+#include <string>
+
+namespace gilsan {
+
+// Internal variables the parent sets for a sanitized child (GILSAN_REPORT is the core's own).
+inline constexpr const char* kSanitizeVariable = "GILSAN_SANITIZE";            // "1"
+inline constexpr const char* kSanitizerReportVariable = "GILSAN_REPORT";        // the JSON report
+inline constexpr const char* kSanitizerTextVariable = "GILSAN_SANITIZER_TEXT";  // the text report
+
+// The parent, before any run: one line saying what is wrong with the caller's GILSAN_OPTIONS, if
+// anything, so that a typo is a usage error rather than a failed child per scenario.
+std::optional<std::string> sanitizer_options_error();
+
+// Whether the parent asked for the sanitizer.
+bool scenario_sanitizer_requested();
+
+// Creates the process-wide Sanitizer from GILSAN_OPTIONS over the scenarios' defaults (every
+// checker on), the report files the parent named, and the driver profile. Call once, before the
+// interpreter starts. Throws std::runtime_error with one line (a bad GILSAN_OPTIONS or suppression
+// file, an unreadable profile) -- the child then fails instead of running unchecked.
+void start_scenario_sanitizer();
+
+// After the scenario, its finalization and the drain of host functions: the last findings and the
+// summary, then the exit-code policy: a scenario that would exit 0 exits with the sanitizer's
+// exitcode (66) when it made unsuppressed reports. Returns `status` unchanged when no sanitizer runs.
+int finish_scenario_sanitizer(int status);
+
+}  // namespace gilsan

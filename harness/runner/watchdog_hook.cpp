@@ -1,0 +1,124 @@
+#include "harness/runner/watchdog_hook.h"
+
+#include <fcntl.h>
+#include <signal.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <system_error>
+#include <utility>
+
+#if __has_include(<valgrind/valgrind.h>)
+#include <valgrind/valgrind.h>
+#endif
+
+#include "harness/board/board_layout.h"
+#include "harness/board/board_region.h"
+#include "harness/runner/process_group.h"
+#include "harness/watchdog/report.h"
+
+namespace gilsan {
+namespace {
+
+// Above the descriptors the spawn places (0-3) and the supervisor's own pipes' usual range, so the
+// dup2 in the child cannot overwrite another inherited end.
+constexpr int kLowestParentFd = 10;
+
+UniqueFd moved_high(int fd) {
+  const int high = ::fcntl(fd, F_DUPFD_CLOEXEC, kLowestParentFd);
+  const int error = errno;
+  ::close(fd);
+  if (high < 0) throw std::system_error(error, std::generic_category(), "fcntl(F_DUPFD_CLOEXEC)");
+  return UniqueFd(high);
+}
+
+double milliseconds_between(std::uint64_t from_ns, std::uint64_t to_ns) {
+  return to_ns > from_ns ? static_cast<double>(to_ns - from_ns) / 1e6 : 0.0;
+}
+
+}  // namespace
+
+bool running_under_valgrind() {
+#if __has_include(<valgrind/valgrind.h>)
+  if (RUNNING_ON_VALGRIND) return true;
+#endif
+  // Without the header: valgrind preloads its vgpreload_*.so into the program it runs.
+  const char* preload = std::getenv("LD_PRELOAD");
+  return preload != nullptr && std::strstr(preload, "vgpreload") != nullptr;
+}
+
+WatchdogHook::WatchdogHook(WatchdogSettings settings, watchdog::DriverCallBlocksPredicate blocks_while_host_function_runs)
+    : settings_(std::move(settings)),
+      blocks_(std::move(blocks_while_host_function_runs)),
+      guard_(board::BoardRegion::create()) {
+  int ends[2];
+  if (::pipe2(ends, O_CLOEXEC) != 0) throw std::system_error(errno, std::generic_category(), "pipe2");
+  python_stack_read_ = moved_high(ends[0]);
+  python_stack_write_ = moved_high(ends[1]);
+  // The snapshot drains the pipe with poll and read; it must never block on an empty pipe.
+  const int flags = ::fcntl(python_stack_read_.get(), F_GETFL);
+  if (flags < 0 || ::fcntl(python_stack_read_.get(), F_SETFL, flags | O_NONBLOCK) != 0)
+    throw std::system_error(errno, std::generic_category(), "fcntl(O_NONBLOCK)");
+}
+
+void WatchdogHook::before_spawn(ChildCommand& command) {
+  command.environment.push_back(guard_.board().env_entry());
+  command.environment.push_back(std::string(kPythonStackFdVariable) + "=" + std::to_string(kPythonStackFdInChild));
+  command.inherited_fds.emplace_back(python_stack_write_.get(), kPythonStackFdInChild);
+}
+
+void WatchdogHook::on_start(pid_t child) {
+  // The child has its copy of the write end; ours would keep the pipe from ever reaching end of file.
+  python_stack_write_.reset();
+  watchdog::WatchdogOptions options;
+  options.quiet = settings_.quiet;
+  options.under_valgrind = running_under_valgrind();
+  options.snapshot.python_stack_fd = python_stack_read_.get();
+  watchdog_.emplace(child, guard_.board().board(), options);
+}
+
+std::optional<Verdict> WatchdogHook::on_tick(pid_t child) {
+  if (!watchdog_) return std::nullopt;
+  std::optional<watchdog::Detection> detection = watchdog_->tick();
+  if (!detection) return std::nullopt;
+  const bool hang = detection->kind == watchdog::DetectionKind::Hang;
+  record(std::move(*detection));
+  if (!hang) return std::nullopt;  // a crash: the child dies of its signal once acknowledged
+  // The snapshot is taken; a deadlocked process has nothing left to do cleanly, so it goes at once.
+  signal_process_group(child, SIGKILL);
+  return Verdict{Outcome{OutcomeKind::Deadlock, findings_->class_name}, findings_->summary};
+}
+
+void WatchdogHook::record(watchdog::Detection detection) {
+  const std::uint64_t last_progress_ns = watchdog_->last_progress_ns();
+  const watchdog::HangReport report = watchdog::make_report(std::move(detection), blocks_);
+  WatchdogFindings findings;
+  findings.kind = report.kind;
+  findings.class_name = report.class_name;
+  findings.summary = report.summary;
+  findings.text = watchdog::render_text(report);
+  findings.json = watchdog::render_json(report);
+  findings.dot = watchdog::render_dot(report);
+  if (settings_.dot_path) {
+    std::ofstream stream(*settings_.dot_path, std::ios::binary | std::ios::trunc);
+    stream << findings.dot;
+    stream.close();
+    if (!stream) findings.dot_error = "cannot write the wait-for graph to " + *settings_.dot_path;
+  }
+  if (report.kind == watchdog::DetectionKind::Hang && last_progress_ns != 0)
+    findings.onset_to_report_ms = milliseconds_between(last_progress_ns, board::monotonic_ns());
+  findings_ = std::move(findings);
+}
+
+void WatchdogHook::finish(pid_t child) {
+  if (child > 0) {
+    guard_.set_child(child, child);
+    guard_.child_reaped();
+  }
+  guard_.finish();
+}
+
+}  // namespace gilsan

@@ -1,0 +1,28 @@
+# Runs PROGRAM under `VALGRIND --tool=helgrind` and passes when Helgrind reports a lock-order
+# violation whose locks were announced by gilsan's HelgrindAnnouncer (so the order is between the
+# sanitizer's pseudo-locks, not between the simulated driver's own mutexes).
+# Usage: cmake -DVALGRIND=path -DPROGRAM=path -P check_helgrind.cmake
+if(NOT VALGRIND OR NOT EXISTS "${VALGRIND}")
+  message("SKIP: valgrind is not installed (ci/install-deps.sh installs it)")
+  return()
+endif()
+execute_process(
+  COMMAND "${VALGRIND}" --tool=helgrind --num-callers=30 "${PROGRAM}"
+  RESULT_VARIABLE status OUTPUT_VARIABLE out ERROR_VARIABLE err TIMEOUT 240)
+set(all "${out}${err}")
+if(NOT status EQUAL 0)
+  message(FATAL_ERROR "${PROGRAM} under helgrind exited with ${status}:\n${all}")
+endif()
+string(REGEX MATCH "lock order \"0x[0-9A-Fa-f]+ before 0x[0-9A-Fa-f]+\" violated" violation "${all}")
+if(NOT violation)
+  message(FATAL_ERROR "helgrind reported no lock-order violation:\n${all}")
+endif()
+string(FIND "${all}" "HelgrindAnnouncer" announced)
+if(announced EQUAL -1)
+  message(FATAL_ERROR "the violation does not involve gilsan's announced pseudo-locks:\n${all}")
+endif()
+string(FIND "${all}" "lock-order-cycle" reported)
+if(reported EQUAL -1)
+  message(FATAL_ERROR "the sanitizer itself did not report the cycle:\n${all}")
+endif()
+message(STATUS "helgrind: ${violation}")

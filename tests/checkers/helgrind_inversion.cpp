@@ -1,0 +1,69 @@
+// The GIL/driver inversion on the simulated driver, for `valgrind --tool=helgrind` (see
+// check_helgrind.cmake): a host function takes the (simulated) GIL and finishes, then the main
+// thread holds the GIL and synchronizes the stream. Nothing hangs; the sanitizer reports the cycle
+// itself, and under Valgrind its announcer makes Helgrind report 'lock order ... violated' between
+// the GIL and the stream's completion.
+#include <cuda.h>
+
+#include <cstdio>
+#include <exception>
+#include <iostream>
+
+#include "checkers/core/sanitizer.h"
+#include "checkers/sources/profile_behaviour.h"
+#include "checkers/sources/sim_source.h"
+#include "checkers/sources/thread_identity.h"
+#include "harness/driver/driver_selection.h"
+#include "harness/driver/driver_table.h"
+
+namespace {
+
+using namespace gilsan::checkers;
+
+void CUDA_CB callback_taking_the_gil(void* opaque) {
+  auto* sanitizer = static_cast<Sanitizer*>(opaque);
+  sanitizer->gil_acquire_begin(current_thread_id());
+  sanitizer->gil_acquired(current_thread_id());
+  sanitizer->gil_released(current_thread_id());
+}
+
+int run() {
+  const auto driver = gilsan::DriverTable::load(gilsan::simulated_driver_path());
+  CUdevice device = 0;
+  CUcontext context = nullptr;
+  if (driver->cuInit(0) != CUDA_SUCCESS || driver->cuDeviceGet(&device, 0) != CUDA_SUCCESS ||
+      driver->cuCtxCreate(&context, nullptr, 0, device) != CUDA_SUCCESS) {
+    std::cerr << "helgrind_inversion: the simulated driver did not start\n";
+    return 2;
+  }
+  Sanitizer sanitizer(config_from_options("", Options(), behaviour_from_profile(load_profile_for_sources()), std::cerr));
+  SimSource source(sanitizer, SimSourceOptions{});
+  const GilsanSimObserver observer = source.observer();
+  if (std::string error = install_sim_observer(driver->library_path(), &observer); !error.empty()) {
+    std::cerr << "helgrind_inversion: " << error << "\n";
+    return 2;
+  }
+  CUstream stream = nullptr;
+  driver->cuStreamCreate(&stream, CU_STREAM_NON_BLOCKING);
+  driver->cuLaunchHostFunc(stream, callback_taking_the_gil, &sanitizer);
+  driver->cuStreamSynchronize(stream);  // the callback has finished
+  sanitizer.gil_acquire_begin(current_thread_id());
+  sanitizer.gil_acquired(current_thread_id());
+  driver->cuStreamSynchronize(stream);  // with the GIL held: the inversion
+  sanitizer.gil_released(current_thread_id());
+  install_sim_observer(driver->library_path(), nullptr);
+  driver->cuStreamDestroy(stream);
+  driver->cuCtxDestroy(context);
+  return sanitizer.finish().exit_code == 66 ? 0 : 1;
+}
+
+}  // namespace
+
+int main() {
+  try {
+    return run();
+  } catch (const std::exception& error) {
+    std::cerr << "helgrind_inversion: " << error.what() << "\n";
+    return 2;
+  }
+}

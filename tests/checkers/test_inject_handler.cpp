@@ -1,0 +1,287 @@
+// The injection library's logic (checkers/inject) on synthetic CUPTI callbacks around real calls
+// into the simulated driver: the self-test, both wrapping modes, what gets reported.
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <string>
+#include <vector>
+
+#include "checkers/inject/call_classes.h"
+#include "checkers/inject/inject_handler.h"
+#include "checkers/sources/profile_behaviour.h"
+#include "tests/checkers/fake_cupti.h"
+#include "tests/checkers/sim_session.h"
+#include "tests/checkers/source_test_support.h"
+
+namespace gilsan::checkers::testing {
+namespace {
+
+using inject::InjectHandler;
+using inject::WrapMode;
+
+SimCalls sim_calls() {
+  const DriverTable& d = SimSession::get().driver();
+  SimCalls calls;
+  calls.launch_host_func = d.cuLaunchHostFunc;
+  calls.stream_create = d.cuStreamCreate;
+  calls.stream_synchronize = d.cuStreamSynchronize;
+  calls.stream_destroy = d.cuStreamDestroy;
+  calls.stream_is_capturing = d.cuStreamIsCapturing;
+  calls.context_push = d.cuCtxPushCurrent;
+  calls.context_pop = d.cuCtxPopCurrent;
+  calls.context_get_current = d.cuCtxGetCurrent;
+  calls.context_synchronize = d.cuCtxSynchronize;
+  calls.primary_context_retain = d.cuDevicePrimaryCtxRetain;
+  calls.mem_alloc = d.cuMemAlloc;
+  calls.mem_free = d.cuMemFree;
+  calls.graph_add_host_node = d.cuGraphAddHostNode;
+  calls.get_error_name = d.cuGetErrorName;
+  calls.begin_capture = d.cuStreamBeginCapture;
+  calls.end_capture = d.cuStreamEndCapture;
+  return calls;
+}
+
+// Whether the test's main thread "holds the GIL" for the handler's GIL probe.
+thread_local bool t_holds_gil = false;
+
+class InjectHandlerTest : public ::testing::Test {
+ public:
+  explicit InjectHandlerTest(bool honour_rewrites = true, std::string_view suppressions = "")
+      : recording_(suppressions), cupti_(sim_calls(), honour_rewrites) {
+    SimSession::get().make_current();
+    inject::InjectOptions options;
+    options.error_names = ErrorNames([](int code) -> const char* {
+      const char* name = nullptr;
+      return SimSession::get().driver().cuGetErrorName(static_cast<CUresult>(code), &name) == CUDA_SUCCESS ? name
+                                                                                                  : nullptr;
+    });
+    options.holds_gil = [] { return std::optional<bool>(t_holds_gil); };
+    options.announce = [this](std::string_view line) { announced_.emplace_back(line); };
+    handler_ = std::make_unique<InjectHandler>(*recording_.sanitizer, cupti_.injected_driver(),
+                                               behaviour_from_profile(load_profile_for_sources()),
+                                               std::move(options));
+    cupti_.attach(handler_.get());
+  }
+  ~InjectHandlerTest() override { cupti_.attach(nullptr); }
+
+  // The application's first context call: the handler runs its self-test at its exit.
+  void start_application() {
+    CUcontext context = nullptr;
+    ASSERT_EQ(CUDA_SUCCESS, cupti_.primary_context_retain(&context, SimSession::get().device()));
+    EXPECT_EQ(SimSession::get().context(), context);
+  }
+  void gil_held_synchronize(CUstream stream) {
+    t_holds_gil = true;
+    EXPECT_EQ(CUDA_SUCCESS, cupti_.stream_synchronize(stream));
+    t_holds_gil = false;
+  }
+
+  RecordingSanitizer recording_;
+  FakeCupti cupti_;
+  std::unique_ptr<InjectHandler> handler_;
+  std::vector<std::string> announced_;
+};
+
+class RewritingDriver : public InjectHandlerTest {};
+
+class DriverIgnoringRewrites : public InjectHandlerTest {
+ protected:
+  DriverIgnoringRewrites() : InjectHandlerTest(false) {}
+};
+
+class SuppressingInjectTest : public InjectHandlerTest {
+ protected:
+  SuppressingInjectTest() : InjectHandlerTest(true, "lock-order-cycle:*run_lambda(void*)\n") {}
+};
+
+TEST_F(RewritingDriver, SelfTestChoosesRewriteModeAndSaysSoOnce) {
+  start_application();
+  EXPECT_EQ(WrapMode::rewrite, handler_->mode());
+  CUcontext again = nullptr;
+  ASSERT_EQ(CUDA_SUCCESS, cupti_.primary_context_retain(&again, SimSession::get().device()));
+  ASSERT_EQ(1u, announced_.size());
+  EXPECT_NE(std::string::npos, announced_[0].find("rewrite mode")) << announced_[0];
+  SimSession::get().driver().cuDevicePrimaryCtxRelease(SimSession::get().device());
+  SimSession::get().driver().cuDevicePrimaryCtxRelease(SimSession::get().device());
+  // The self-test's own calls are not the application's.
+  EXPECT_TRUE(recording_.sink->reports().empty());
+}
+
+TEST_F(DriverIgnoringRewrites, SelfTestFallsBackToMarkers) {
+  start_application();
+  EXPECT_EQ(WrapMode::markers, handler_->mode());
+  ASSERT_EQ(1u, announced_.size());
+  EXPECT_NE(std::string::npos, announced_[0].find("marker mode")) << announced_[0];
+  EXPECT_NE(std::string::npos, announced_[0].find("ignored rewritten")) << announced_[0];
+  SimSession::get().driver().cuDevicePrimaryCtxRelease(SimSession::get().device());
+}
+
+// The same program in both modes: a callback that takes the GIL finishes, then the main thread
+// synchronizes its stream with the GIL held. The user's function runs exactly once either way.
+void finished_callback_then_gil_held_sync(InjectHandlerTest& test, FakeCupti& cupti, RecordingSanitizer& recording) {
+  SimStream stream;
+  std::atomic<int> runs{0};
+  HostBody body = [&] {
+    ++runs;
+    with_simulated_gil(*recording.sanitizer);
+  };
+  ASSERT_EQ(CUDA_SUCCESS, cupti.launch_host_func(stream.get(), run_lambda, &body));
+  ASSERT_EQ(CUDA_SUCCESS, cupti.stream_synchronize(stream.get()));
+  EXPECT_EQ(1, runs.load());
+  EXPECT_TRUE(recording.reports_of(Checker::lock_order_cycle).empty());
+  test.gil_held_synchronize(stream.get());
+  const auto cycles = recording.reports_of(Checker::lock_order_cycle);
+  ASSERT_EQ(1u, cycles.size());
+  EXPECT_EQ(DeadlockClass::gil_driver_inversion, cycles[0].deadlock_class);
+  EXPECT_EQ(0u, recording.sanitizer->finish().ignored_events);
+}
+
+TEST_F(RewritingDriver, FinishedCallbackThenGilHeldSynchronizeIsACycle) {
+  start_application();
+  finished_callback_then_gil_held_sync(*this, cupti_, recording_);
+  SimSession::get().driver().cuDevicePrimaryCtxRelease(SimSession::get().device());
+}
+
+TEST_F(DriverIgnoringRewrites, MarkersStillShowTheCycle) {
+  start_application();
+  finished_callback_then_gil_held_sync(*this, cupti_, recording_);
+  SimSession::get().driver().cuDevicePrimaryCtxRelease(SimSession::get().device());
+}
+
+TEST_F(RewritingDriver, WithoutAContextCallTheFirstLaunchRunsTheSelfTest) {
+  finished_callback_then_gil_held_sync(*this, cupti_, recording_);
+  EXPECT_EQ(WrapMode::rewrite, handler_->mode());
+}
+
+TEST_F(RewritingDriver, MemAllocInsideAHostFunctionIsReportedWithTheDriversResult) {
+  start_application();
+  SimStream stream;
+  CUresult inside = CUDA_SUCCESS;
+  HostBody body = [&] {
+    CUdeviceptr pointer = 0;
+    inside = cupti_.mem_alloc(&pointer, 64);
+    if (inside == CUDA_SUCCESS) cupti_.mem_free(pointer);
+  };
+  ASSERT_EQ(CUDA_SUCCESS, cupti_.launch_host_func(stream.get(), run_lambda, &body));
+  ASSERT_EQ(CUDA_SUCCESS, cupti_.stream_synchronize(stream.get()));
+  const auto found = recording_.reports_of(Checker::cuda_call_in_host_function);
+  ASSERT_FALSE(found.empty());
+  ASSERT_TRUE(found[0].call.has_value());
+  EXPECT_EQ("cuMemAlloc", found[0].call->entry_point);  // "cuMemAlloc_v2" without its suffix
+  EXPECT_EQ(static_cast<int>(inside), found[0].call->result);
+  EXPECT_EQ(SimSession::get().result_name(inside), found[0].call->result_name);
+  SimSession::get().driver().cuDevicePrimaryCtxRelease(SimSession::get().device());
+}
+
+TEST_F(RewritingDriver, GraphHostNodeIsWrappedWithoutTouchingTheApplicationsParams) {
+  start_application();
+  const DriverTable& d = SimSession::get().driver();
+  SimStream stream;
+  std::atomic<int> runs{0};
+  HostBody body = [&] {
+    ++runs;
+    with_simulated_gil(*recording_.sanitizer);
+  };
+  CUgraph graph = nullptr;
+  ASSERT_EQ(CUDA_SUCCESS, d.cuGraphCreate(&graph, 0));
+  const CUDA_HOST_NODE_PARAMS params{run_lambda, &body};
+  CUgraphNode node = nullptr;
+  ASSERT_EQ(CUDA_SUCCESS, cupti_.graph_add_host_node(&node, graph, &params));
+  EXPECT_EQ(&run_lambda, params.fn);
+  EXPECT_EQ(&body, params.userData);
+  CUgraphExec exec = nullptr;
+  ASSERT_EQ(CUDA_SUCCESS, d.cuGraphInstantiateWithFlags(&exec, graph, 0));
+  for (int launch = 0; launch < 2; ++launch) ASSERT_EQ(CUDA_SUCCESS, d.cuGraphLaunch(exec, stream.get()));
+  ASSERT_EQ(CUDA_SUCCESS, d.cuStreamSynchronize(stream.get()));
+  EXPECT_EQ(2, runs.load());
+  // A graph node's stream is unknown to the handler; its context is not: a GIL-held
+  // cuCtxSynchronize waits for it.
+  t_holds_gil = true;
+  EXPECT_EQ(CUDA_SUCCESS, cupti_.context_synchronize());
+  t_holds_gil = false;
+  EXPECT_EQ(1u, recording_.reports_of(Checker::lock_order_cycle).size());
+  EXPECT_EQ(CUDA_SUCCESS, d.cuGraphExecDestroy(exec));
+  EXPECT_EQ(CUDA_SUCCESS, d.cuGraphDestroy(graph));
+  SimSession::get().driver().cuDevicePrimaryCtxRelease(SimSession::get().device());
+}
+
+// cuda.core's GraphBuilder.callback: cuLaunchHostFunc into a capturing stream makes a host node
+// that runs at every graph launch, on the launch stream.
+TEST_F(RewritingDriver, CapturedLaunchRunsAtEveryGraphLaunch) {
+  start_application();
+  const DriverTable& d = SimSession::get().driver();
+  SimStream capturing;
+  SimStream launching;
+  std::atomic<int> runs{0};
+  HostBody body = [&] {
+    ++runs;
+    with_simulated_gil(*recording_.sanitizer);
+  };
+  ASSERT_EQ(CUDA_SUCCESS, cupti_.begin_capture(capturing.get(), CU_STREAM_CAPTURE_MODE_RELAXED));
+  ASSERT_EQ(CUDA_SUCCESS, cupti_.launch_host_func(capturing.get(), run_lambda, &body));
+  CUgraph graph = nullptr;
+  ASSERT_EQ(CUDA_SUCCESS, cupti_.end_capture(capturing.get(), &graph));
+  EXPECT_EQ(0, runs.load());
+  CUgraphExec exec = nullptr;
+  ASSERT_EQ(CUDA_SUCCESS, d.cuGraphInstantiateWithFlags(&exec, graph, 0));
+  for (int launch = 0; launch < 3; ++launch) ASSERT_EQ(CUDA_SUCCESS, d.cuGraphLaunch(exec, launching.get()));
+  ASSERT_EQ(CUDA_SUCCESS, d.cuStreamSynchronize(launching.get()));
+  EXPECT_EQ(3, runs.load());
+  // The node's stream is not the capturing one: synchronizing that stream waits for nothing of it.
+  gil_held_synchronize(capturing.get());
+  EXPECT_TRUE(recording_.reports_of(Checker::lock_order_cycle).empty());
+  t_holds_gil = true;
+  EXPECT_EQ(CUDA_SUCCESS, cupti_.context_synchronize());
+  t_holds_gil = false;
+  EXPECT_EQ(1u, recording_.reports_of(Checker::lock_order_cycle).size());
+  EXPECT_EQ(CUDA_SUCCESS, d.cuGraphExecDestroy(exec));
+  EXPECT_EQ(CUDA_SUCCESS, d.cuGraphDestroy(graph));
+  SimSession::get().driver().cuDevicePrimaryCtxRelease(SimSession::get().device());
+}
+
+TEST_F(RewritingDriver, PerThreadLaunchIsOnThePerThreadStream) {
+  start_application();
+  HostBody body = [&] { with_simulated_gil(*recording_.sanitizer); };
+  ASSERT_EQ(CUDA_SUCCESS, cupti_.launch_host_func_per_thread(nullptr, run_lambda, &body));
+  ASSERT_EQ(CUDA_SUCCESS, SimSession::get().driver().cuStreamSynchronize(CU_STREAM_PER_THREAD));
+  gil_held_synchronize(CU_STREAM_PER_THREAD);
+  const auto cycles = recording_.reports_of(Checker::lock_order_cycle);
+  ASSERT_EQ(1u, cycles.size());
+  bool names_per_thread_stream = false;
+  for (const PseudoLock& lock : cycles[0].cycle) names_per_thread_stream |= lock.stream == 0x2;
+  EXPECT_TRUE(names_per_thread_stream);
+  SimSession::get().driver().cuDevicePrimaryCtxRelease(SimSession::get().device());
+}
+
+TEST_F(SuppressingInjectTest, SuppressionMatchesTheWrappedCallable) {
+  start_application();
+  SimStream stream;
+  HostBody body = [&] { with_simulated_gil(*recording_.sanitizer); };
+  ASSERT_EQ(CUDA_SUCCESS, cupti_.launch_host_func(stream.get(), run_lambda, &body));
+  ASSERT_EQ(CUDA_SUCCESS, cupti_.stream_synchronize(stream.get()));
+  gil_held_synchronize(stream.get());
+  const RunSummary summary = recording_.sanitizer->finish();
+  EXPECT_TRUE(recording_.reports_of(Checker::lock_order_cycle).empty());
+  EXPECT_EQ(1u, summary.suppressed);
+  SimSession::get().driver().cuDevicePrimaryCtxRelease(SimSession::get().device());
+}
+
+TEST(CallClasses, SuffixesArePeeledAndTheProfileDecidesBlocking) {
+  const DriverBehaviour behaviour = behaviour_from_profile(load_profile_for_sources());
+  const inject::CallClass sync = inject::classify_call("cuStreamSynchronize_ptsz", behaviour);
+  EXPECT_EQ(inject::CallKind::stream_synchronize, sync.kind);
+  EXPECT_EQ("cuStreamSynchronize", sync.entry_point);
+  EXPECT_TRUE(sync.per_thread);
+  const inject::CallClass free_call = inject::classify_call("cuMemFree_v2", behaviour);
+  EXPECT_EQ("cuMemFree", free_call.entry_point);
+  EXPECT_TRUE(free_call.blocks_while_host_function_runs);  // "blocks" in the shipped profile
+  EXPECT_FALSE(inject::classify_call("cuLaunchKernel", behaviour).blocks_while_host_function_runs);
+  EXPECT_EQ(inject::CallKind::graph_add_node_v2, inject::classify_call("cuGraphAddNode_v2", behaviour).kind);
+  EXPECT_EQ(inject::CallKind::graph_add_node, inject::classify_call("cuGraphAddNode", behaviour).kind);
+  EXPECT_EQ(inject::CallKind::launch_host_func, inject::classify_call("cuLaunchHostFunc_v2", behaviour).kind);
+  EXPECT_TRUE(inject::classify_call("cuCtxSynchronize_v2", behaviour).versioned);
+  EXPECT_FALSE(inject::classify_call("cuCtxSynchronize", behaviour).versioned);
+}
+
+}  // namespace
+}  // namespace gilsan::checkers::testing

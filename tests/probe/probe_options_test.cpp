@@ -1,0 +1,44 @@
+#include "harness/probe/probe_options.h"
+
+#include <gtest/gtest.h>
+
+namespace gilsan::probe {
+namespace {
+
+TEST(ProbeOptions, ParsesAProbe) {
+  ProbeOptions o = parse_probe_options({"--driver", "sim", "--profile", "in.json", "-o", "out.json", "--markdown",
+                                        "out.md", "--jobs", "3", "--enqueue-limit", "64"});
+  EXPECT_EQ(o.driver, DriverRequest::Sim);
+  EXPECT_EQ(o.profile, "in.json");
+  EXPECT_EQ(o.output, "out.json");
+  EXPECT_EQ(o.markdown, "out.md");
+  EXPECT_EQ(o.jobs, 3);
+  EXPECT_EQ(o.enqueue_limit, 64);
+  EXPECT_FALSE(o.diff.has_value());
+}
+
+TEST(ProbeOptions, ParsesADiff) {
+  ProbeOptions o = parse_probe_options({"--diff", "a.json", "b.json"});
+  ASSERT_TRUE(o.diff.has_value());
+  EXPECT_EQ(o.diff->first, "a.json");
+  EXPECT_EQ(o.diff->second, "b.json");
+}
+
+TEST(ProbeOptions, RejectsBadInputWithOneLine) {
+  auto message = [](std::vector<std::string> args) {
+    try {
+      parse_probe_options(args);
+    } catch (const UsageError& error) {
+      return std::string(error.what());
+    }
+    return std::string("no error");
+  };
+  EXPECT_EQ(message({"--driver", "gpu"}), "--driver: unknown driver 'gpu' (expected auto, real or sim)");
+  EXPECT_EQ(message({"--diff", "a.json"}), "--diff needs two profile files");
+  EXPECT_EQ(message({"--diff", "a", "b", "-o", "c"}), "--diff takes no other option");
+  EXPECT_EQ(message({"--jobs", "0"}), "--jobs expects an integer from 1 to 256, not '0'");
+  EXPECT_EQ(message({"--frobnicate"}), "unknown argument '--frobnicate'");
+}
+
+}  // namespace
+}  // namespace gilsan::probe

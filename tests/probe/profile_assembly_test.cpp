@@ -1,0 +1,122 @@
+// From hand-made evidence to a profile: verdicts, the most restrictive variant, unmeasured cells and
+// where their values come from.
+#include "harness/probe/profile_assembly.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+
+namespace gilsan::probe {
+namespace {
+
+InsideOutcome inside_returned(int code, const char* name) {
+  InsideOutcome o;
+  o.observation = InsideObservation::Returned;
+  o.code = ResultCode{code, name};
+  o.control = ResultCode{0, "CUDA_SUCCESS"};
+  return o;
+}
+
+OutsideOutcome outside(OutsideObservation observation) {
+  OutsideOutcome o;
+  o.observation = observation;
+  o.code = ResultCode{0, "CUDA_SUCCESS"};
+  o.control = ResultCode{0, "CUDA_SUCCESS"};
+  return o;
+}
+
+// Every recipe allowed inside and returning outside; the topology fully measured.
+ProbeEvidence plain_evidence() {
+  ProbeEvidence e;
+  e.origin.gpu = "test GPU";
+  e.origin.method = "gilsan probe";
+  for (const CallRecipe& recipe : call_recipes())
+    e.recipes.push_back({&recipe, inside_returned(0, "CUDA_SUCCESS"), outside(OutsideObservation::Returned)});
+  e.topology.callback_thread = CallbackThreadScope::PerContext;
+  e.topology.streams_concurrent = false;
+  e.topology.enqueue_measured = true;
+  return e;
+}
+
+RecipeEvidence& evidence_of(ProbeEvidence& e, const std::string& id) {
+  auto it = std::find_if(e.recipes.begin(), e.recipes.end(), [&](const RecipeEvidence& r) { return r.recipe->id == id; });
+  EXPECT_NE(it, e.recipes.end()) << id;
+  return *it;
+}
+
+bool listed(const DriverProfile& p, const std::string& cell) {
+  return std::find(p.unmeasured.begin(), p.unmeasured.end(), cell) != p.unmeasured.end();
+}
+
+TEST(ProfileAssembly, EveryCellMeasuredGivesAnEmptyUnmeasuredList) {
+  AssembledProfile a = assemble_profile(plain_evidence(), nullptr);
+  EXPECT_TRUE(a.profile.unmeasured.empty());
+  EXPECT_EQ(a.profile.inside_host_function.size(), profiled_entry_points().size());
+  EXPECT_EQ(a.profile.while_host_function_runs.size(), profiled_entry_points().size());
+  EXPECT_EQ(a.profile.inside("cuMemAlloc"), InsideBehaviour::Allowed);
+  EXPECT_EQ(a.profile.topology.callback_thread, CallbackThreadScope::PerContext);
+  EXPECT_TRUE(a.profile.topology.serialized_across_streams);
+  EXPECT_FALSE(a.profile.topology.enqueue_blocks_at_depth.has_value());
+  // The assembled profile is a valid profile.
+  EXPECT_TRUE(parse_driver_profile(to_json(a.profile), "assembled").same_behaviour(a.profile));
+}
+
+TEST(ProfileAssembly, AnEntryPointTakesTheMostRestrictiveOfItsRecipes) {
+  ProbeEvidence e = plain_evidence();
+  evidence_of(e, "cuLaunchKernel#later").inside = inside_returned(800, "CUDA_ERROR_NOT_PERMITTED");
+  evidence_of(e, "cuLaunchKernel#later").outside = outside(OutsideObservation::HeldBack);
+  evidence_of(e, "cuStreamQuery#own-stream").inside.observation = InsideObservation::NoReturn;
+  AssembledProfile a = assemble_profile(e, nullptr);
+  EXPECT_EQ(a.profile.inside("cuLaunchKernel"), InsideBehaviour::NotPermitted);
+  EXPECT_EQ(a.profile.outside("cuLaunchKernel"), OutsideBehaviour::Blocks);
+  EXPECT_EQ(a.profile.inside("cuStreamQuery"), InsideBehaviour::Hangs);
+  EXPECT_TRUE(a.profile.unmeasured.empty());
+}
+
+TEST(ProfileAssembly, ADataDependencyAloneDecidesNothingAndTheCarryOverFillsIn) {
+  ProbeEvidence e = plain_evidence();
+  e.carried_over_from = "old.json";
+  evidence_of(e, "cuCtxSynchronize").outside = outside(OutsideObservation::WaitedForHostFunction);
+  evidence_of(e, "cuCtxSynchronize").inside.observation = InsideObservation::WaitedForHostFunction;
+  // cuStreamSynchronize's own-stream variant waits for itself, but its main recipe decides.
+  evidence_of(e, "cuStreamSynchronize#own-stream").inside.observation = InsideObservation::WaitedForHostFunction;
+
+  AssembledProfile assumed = assemble_profile(e, nullptr);
+  EXPECT_EQ(assumed.profile.outside("cuCtxSynchronize"), OutsideBehaviour::Returns);
+  EXPECT_EQ(assumed.profile.inside("cuCtxSynchronize"), InsideBehaviour::Allowed);
+  EXPECT_TRUE(listed(assumed.profile, "while_host_function_runs.cuCtxSynchronize"));
+  EXPECT_TRUE(listed(assumed.profile, "inside_host_function.cuCtxSynchronize"));
+  EXPECT_EQ(assumed.profile.unmeasured.size(), 2u);
+  EXPECT_NE(assumed.unmeasured_because["while_host_function_runs.cuCtxSynchronize"].find("by its nature"),
+            std::string::npos);
+
+  DriverProfile old = load_driver_profile(GILSAN_SHIPPED_PROFILE);
+  old.while_host_function_runs["cuCtxSynchronize"] = OutsideBehaviour::Blocks;
+  old.inside_host_function["cuCtxSynchronize"] = InsideBehaviour::Hangs;
+  AssembledProfile carried = assemble_profile(e, &old);
+  EXPECT_EQ(carried.profile.outside("cuCtxSynchronize"), OutsideBehaviour::Blocks);
+  EXPECT_EQ(carried.profile.inside("cuCtxSynchronize"), InsideBehaviour::Hangs);
+  EXPECT_NE(carried.unmeasured_because["inside_host_function.cuCtxSynchronize"].find("carried over from old.json"),
+            std::string::npos);
+  EXPECT_EQ(carried.profile.inside("cuStreamSynchronize"), InsideBehaviour::Allowed);
+}
+
+TEST(ProfileAssembly, UnmeasuredTopologyComesFromTheCarryOver) {
+  ProbeEvidence e = plain_evidence();
+  e.topology.callback_thread.reset();
+  e.topology.callback_thread_note = "one device";
+  e.topology.enqueue_measured = false;
+  e.topology.enqueue_problem = "the case crashed";
+  DriverProfile old = load_driver_profile(GILSAN_SHIPPED_PROFILE);
+  old.topology.callback_thread = CallbackThreadScope::PerProcess;
+  old.topology.enqueue_blocks_at_depth = 16;
+  AssembledProfile a = assemble_profile(e, &old);
+  EXPECT_EQ(a.profile.topology.callback_thread, CallbackThreadScope::PerProcess);
+  EXPECT_EQ(a.profile.topology.enqueue_blocks_at_depth, 16);
+  EXPECT_TRUE(listed(a.profile, "topology.callback_thread"));
+  EXPECT_TRUE(listed(a.profile, "topology.enqueue_blocks_at_depth"));
+  EXPECT_FALSE(listed(a.profile, "topology.serialized_across_streams"));
+}
+
+}  // namespace
+}  // namespace gilsan::probe
