@@ -34,6 +34,18 @@ board::HostFunctionKind board_kind(HostFunctionKind kind) {
   return board::HostFunctionKind::Unknown;
 }
 
+// The board's record of a wrapped host function; its strings live as long as the record.
+board::HostFunctionInfo board_info(const WrappedHostFunction& record) {
+  board::HostFunctionInfo info;
+  info.id = reinterpret_cast<std::uintptr_t>(&record);
+  info.context = record.described.context;
+  info.stream = record.described.stream.value_or(0);
+  info.kind = board_kind(record.described.kind);
+  info.implementation = record.described.implementation.c_str();
+  info.description = record.described.callable.c_str();
+  return info;
+}
+
 }  // namespace
 
 InjectHandler::InjectHandler(Sanitizer& sanitizer, InjectedDriver driver, DriverBehaviour behaviour,
@@ -223,22 +235,6 @@ void InjectHandler::finish_stream_launch(const CallClass& call, DriverApiCallbac
   if (!will_run) release_record(record);  // the reference its run would have dropped
   release_record(record);
 }
-
-namespace {
-
-// The board's record of a wrapped host function; its strings live as long as the record.
-board::HostFunctionInfo board_info(const WrappedHostFunction& record) {
-  board::HostFunctionInfo info;
-  info.id = reinterpret_cast<std::uintptr_t>(&record);
-  info.context = record.described.context;
-  info.stream = record.described.stream.value_or(0);
-  info.kind = board_kind(record.described.kind);
-  info.implementation = record.described.implementation.c_str();
-  info.description = record.described.callable.c_str();
-  return info;
-}
-
-}  // namespace
 
 void InjectHandler::report_enqueued(const WrappedHostFunction& record) {
   sanitizer_.host_function_enqueued(HostFunctionEnqueued{current_thread_id(), record.described, {}});
