@@ -47,7 +47,8 @@ for step in "${steps[@]}"; do
       done
       for name in cupy_gil_inversion; do
         scenario=$root/scenarios/interop/$name.py
-        "$build/bin/gilsan" run "$scenario" --driver real --python-env /opt/torch/.venv --timeout 8 --report text \
+        GILSAN_WATCHDOG_TRACE=$out/watchdog/$name.trace \
+          "$build/bin/gilsan" run "$scenario" --driver real --python-env /opt/torch/.venv --timeout 8 --report text \
           -o "$out/watchdog/$name.txt" --dot "$out/watchdog/$name.dot" >>"$log" 2>&1
         echo "$name: exit $?" >>"$log"
         "$build/bin/gilsan" run "$scenario" --driver real --python-env /opt/torch/.venv --timeout 8 --report json \

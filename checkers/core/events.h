@@ -5,7 +5,8 @@
 //
 // string_view members only need to live for the duration of the call that passes the event; the
 // core copies what it keeps. A Stack is kept only for the first occurrence of what it explains, so
-// a source that cannot afford to capture one may leave it empty.
+// a source that cannot afford to capture one per event leaves it empty and gives the Sanitizer a
+// SanitizerConfig::capture_stack instead, which the core calls only for what it keeps.
 #pragma once
 
 #include <functional>

@@ -15,7 +15,8 @@ namespace gilsan::checkers {
 
 using ThreadId = std::uint64_t;  // the OS thread id (gettid), as the board and the watchdog use
 using Handle = std::uint64_t;    // a CUcontext, CUstream or CUevent as an integer
-using Stack = std::vector<std::string>;  // innermost frame first, already symbolized by the source
+// Innermost frame first, symbolized by the source or by SanitizerConfig::symbolize_stack.
+using Stack = std::vector<std::string>;
 
 enum class HostFunctionKind {
   python,  // a Python callable run by a trampoline that takes the GIL

@@ -8,14 +8,24 @@
 namespace gilsan::checkers {
 
 NodeId LockOrderGraph::node_for(const PseudoLock& lock) {
-  if (auto found = live_.find(lock); found != live_.end()) return found->second;
-  if (nodes_.size() >= std::numeric_limits<NodeId>::max()) {
-    throw std::length_error("LockOrderGraph: too many pseudo-locks");
+  RecentNode& recent = recent_[static_cast<std::size_t>(lock.kind)];
+  if (recent.valid && recent.context == lock.context && recent.stream == lock.stream &&
+      recent.lock == lock.lock) {
+    return recent.node;
   }
-  const auto node = static_cast<NodeId>(nodes_.size());
-  nodes_.push_back(lock);
-  successors_.emplace_back();
-  live_.emplace(lock, node);
+  NodeId node = 0;
+  if (auto found = live_.find(lock); found != live_.end()) {
+    node = found->second;
+  } else {
+    if (nodes_.size() >= std::numeric_limits<NodeId>::max()) {
+      throw std::length_error("LockOrderGraph: too many pseudo-locks");
+    }
+    node = static_cast<NodeId>(nodes_.size());
+    nodes_.push_back(lock);
+    successors_.emplace_back();
+    live_.emplace(lock, node);
+  }
+  recent = RecentNode{true, lock.context, lock.stream, lock.lock, node};
   return node;
 }
 
@@ -24,19 +34,30 @@ std::optional<NodeId> LockOrderGraph::find_node(const PseudoLock& lock) const {
   return std::nullopt;
 }
 
-void LockOrderGraph::retire(const PseudoLock& lock) { live_.erase(lock); }
+void LockOrderGraph::retire(const PseudoLock& lock) {
+  live_.erase(lock);
+  recent_[static_cast<std::size_t>(lock.kind)].valid = false;
+}
 
 std::optional<EdgeId> LockOrderGraph::find_edge(NodeId from, NodeId to) const {
-  if (auto found = edge_ids_.find(key(from, to)); found != edge_ids_.end()) return found->second;
+  const std::uint64_t wanted = key(from, to);
+  RecentEdge& recent = recent_edges_[recent_slot(wanted)];
+  if (recent.valid && recent.key == wanted) return recent.edge;
+  if (auto found = edge_ids_.find(wanted); found != edge_ids_.end()) {
+    recent = RecentEdge{true, wanted, found->second};
+    return found->second;
+  }
   return std::nullopt;
 }
 
 EdgeId LockOrderGraph::add_edge(NodeId from, NodeId to) {
   const auto edge = static_cast<EdgeId>(edge_ids_.size());
-  if (!edge_ids_.emplace(key(from, to), edge).second) {
+  const std::uint64_t added = key(from, to);
+  if (!edge_ids_.emplace(added, edge).second) {
     throw std::logic_error("LockOrderGraph::add_edge: the edge exists already");
   }
   successors_[from].push_back(to);
+  recent_edges_[recent_slot(added)] = RecentEdge{true, added, edge};
   return edge;
 }
 

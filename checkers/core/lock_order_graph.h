@@ -8,10 +8,11 @@
 // Cycle search is done when an edge is added (the only moment a new cycle can appear): a
 // breadth-first search from the new edge's head back to its tail gives the shortest cycle through
 // the new edge, in O(nodes + edges). Edges are never removed, so the total work is bounded by the
-// number of distinct edges, not by the number of events. Not thread-safe: the Sanitizer serializes
-// access.
+// number of distinct edges, not by the number of events. Not thread-safe, not even for concurrent
+// reads (node_for and find_edge keep small caches of recent answers): the Sanitizer serializes access.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <functional>
 #include <optional>
@@ -61,6 +62,31 @@ class LockOrderGraph {
 
  private:
   static std::uint64_t key(NodeId from, NodeId to) { return (std::uint64_t{from} << 32) | to; }
+
+  // The node node_for last gave for each kind of pseudo-lock. Every host function asks for the same
+  // few nodes as the one before it (its stream's and context's), so most lookups end here without
+  // hashing a PseudoLock. retire() forgets the entry of the retired kind.
+  struct RecentNode {
+    bool valid = false;
+    Handle context = 0;
+    Handle stream = 0;
+    std::uint64_t lock = 0;
+    NodeId node = 0;
+  };
+  static constexpr std::size_t kKinds = static_cast<std::size_t>(PseudoLockKind::user_lock) + 1;
+  std::array<RecentNode, kKinds> recent_{};
+  // Edges found or added lately, by a hash of their key: the same few edges are looked up for every
+  // host function. Edges are never removed, so an entry never goes stale.
+  struct RecentEdge {
+    bool valid = false;
+    std::uint64_t key = 0;
+    EdgeId edge = 0;
+  };
+  static constexpr std::size_t kRecentEdges = 64;
+  mutable std::array<RecentEdge, kRecentEdges> recent_edges_{};
+  static std::size_t recent_slot(std::uint64_t key) {
+    return static_cast<std::size_t>((key * 0x9E3779B97F4A7C15ull) >> 58);  // the top 6 bits
+  }
 
   std::vector<PseudoLock> nodes_;
   std::unordered_map<PseudoLock, NodeId, PseudoLockHash> live_;

@@ -25,8 +25,11 @@ Sanitizer::Sanitizer(SanitizerConfig config)
       suppressions_(std::move(config.suppressions)),
       sinks_(std::move(config.sinks)),
       halt_(std::move(config.halt)),
+      symbolize_stack_(std::move(config.symbolize_stack)),
       announcer_(ValgrindAnnouncer::create(config.driver)),
-      model_(std::make_unique<SanitizerModel>(options_, std::move(config.driver))) {}
+      model_(std::make_unique<SanitizerModel>(options_, std::move(config.driver))) {
+  model_->set_stack_capture(std::move(config.capture_stack));
+}
 
 Sanitizer::~Sanitizer() = default;
 
@@ -41,6 +44,12 @@ void Sanitizer::handle(Handler&& handler) {
       return;
     }
     handler(*model_, fresh);
+    if (symbolize_stack_) {
+      for (Report& report : fresh) {
+        symbolize_stack_(report.stack);
+        for (CycleEdge& edge : report.edges) symbolize_stack_(edge.evidence.stack);
+      }
+    }
     std::erase_if(fresh, [this](const Report& report) {
       const bool suppressed = suppressions_.match(report) != nullptr;
       suppressed_ += suppressed ? 1 : 0;

@@ -36,6 +36,15 @@ struct SanitizerConfig {
   // outside every lock, with options.exitcode. The front end decides what halting means (_exit in
   // the injected library, an exception in a test); the core never exits the process itself.
   std::function<void(int exit_code)> halt;
+  // Stacks on demand, for a source that does not capture one per event (docs/sanitizer.md,
+  // "Stacks"). Called only when the core keeps a stack that the event did not carry -- the first
+  // time an edge is drawn, a report that is new -- so an edge or report already seen costs nothing.
+  // It runs on the calling thread, under the sanitizer's lock, and must not send events; `thread`
+  // is the thread the stack is wanted for: a capture asked for another thread returns {}.
+  std::function<Stack(ThreadId thread)> capture_stack;
+  // Names the frames of a new report's stacks (raw addresses a capture kept, to stay cheap),
+  // before suppressions see them. Empty: stacks are kept as captured.
+  std::function<void(Stack& stack)> symbolize_stack;
 };
 
 // The usual front-end setup: options parsed from `options_text` over `defaults`, the suppression
@@ -101,6 +110,7 @@ class Sanitizer {
   Suppressions suppressions_;
   std::vector<std::shared_ptr<ReportSink>> sinks_;
   std::function<void(int)> halt_;
+  std::function<void(Stack&)> symbolize_stack_;
   // Under Valgrind only: the same holds and waits, told to Helgrind (valgrind_announcer.h). Called
   // after handle(), outside every lock of ours, so Helgrind sees no order with our own mutexes.
   const std::unique_ptr<ValgrindAnnouncer> announcer_;

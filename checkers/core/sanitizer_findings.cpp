@@ -20,7 +20,11 @@ std::string first_line(std::string_view text) {
 }  // namespace
 
 void SanitizerModel::emit(Report report, const std::string& key, Out& out) {
-  if (reported_keys_.insert(key).second) out.push_back(std::move(report));
+  if (!reported_keys_.insert(key).second) return;
+  // Captured only now that the report is known to be new (a cycle's stacks are its edges').
+  if (report.checker != Checker::lock_order_cycle && report.thread)
+    report.stack = kept_stack(report.thread->id, report.stack);
+  out.push_back(std::move(report));
 }
 
 void SanitizerModel::report_cycle_through(EdgeId, NodeId from, NodeId to, Out& out) {

@@ -34,12 +34,20 @@ void SanitizerModel::name_thread(ThreadId id, std::string name) {
   thread(id).name = std::move(name);
 }
 
-void SanitizerModel::thread_exited(ThreadId id) { threads_.erase(id); }
+void SanitizerModel::thread_exited(ThreadId id) {
+  threads_.erase(id);
+  last_thread_ = nullptr;  // it may have pointed at the erased state
+}
 
 ThreadInfo SanitizerModel::snapshot(ThreadId id, const ThreadState& state) const {
   ThreadInfo info{.id = id, .name = state.name, .host_function = std::nullopt};
   if (const HostFunction* running = state.current_host_function()) info.host_function = *running;
   return info;
+}
+
+Stack SanitizerModel::kept_stack(ThreadId id, const Stack& given) const {
+  if (!given.empty() || !capture_stack_) return given;
+  return capture_stack_(id);
 }
 
 std::vector<NodeId> SanitizerModel::held_nodes(const ThreadState& state) const {
@@ -55,7 +63,7 @@ void SanitizerModel::wait_for(ThreadId id, const ThreadState& state,
   std::optional<EdgeEvidence> evidence;  // built once, and only if an edge is new
   auto record = [&](NodeId from) {
     if (graph_.find_edge(from, target)) return;
-    if (!evidence) evidence = EdgeEvidence{snapshot(id, state), wait, call, stack};
+    if (!evidence) evidence = EdgeEvidence{snapshot(id, state), wait, call, kept_stack(id, stack)};
     const EdgeId edge = graph_.add_edge(from, target);
     evidence_.push_back(*evidence);
     report_cycle_through(edge, from, target, out);
@@ -152,7 +160,11 @@ void SanitizerModel::host_function_begin(const HostFunctionBegin& event, Out& ou
 
   // The completions this host function is part of: nobody waits to take them (no edges into them);
   // whoever waits for them waits for this host function.
-  std::vector<NodeId> holds;
+  // Built in the buffers of the last host function this thread ran (ThreadState's spare).
+  ActiveHostFunction active = std::move(state.spare_host_function);
+  active.host_function = host_function;
+  std::vector<NodeId> holds = std::move(active.holds);
+  holds.clear();
   if (host_function.stream) {
     const NodeId stream =
         graph_.node_for(PseudoLock::stream_completion(context, *host_function.stream));
@@ -161,8 +173,8 @@ void SanitizerModel::host_function_begin(const HostFunctionBegin& event, Out& ou
   }
   if (context != 0) holds.push_back(graph_.node_for(PseudoLock::context_completion(context)));
   for (NodeId node : holds) hold(state, node);
-  const int gil_depth = state.find(gil_) ? state.find(gil_)->depth : 0;
-  state.host_functions.push_back({host_function, {}, gil_depth});
+  active.gil_depth_before = state.find(gil_) ? state.find(gil_)->depth : 0;
+  state.host_functions.push_back(std::move(active));
 
   if (context != 0) {
     // It runs only once the context's callback thread is free: its completions wait for that.
@@ -191,7 +203,9 @@ void SanitizerModel::host_function_end(ThreadId id, Out&) {
     ++ignored_events_;
     return;
   }
-  const ActiveHostFunction ended = std::move(state.host_functions.back());
+  // Kept as the spare: its buffers serve the thread's next host function.
+  ActiveHostFunction& ended = state.spare_host_function;
+  ended = std::move(state.host_functions.back());
   state.host_functions.pop_back();
   for (NodeId node : ended.holds) unhold(state, node);
   // Whatever GIL the host function took is given back when it returns to the driver.

@@ -7,6 +7,7 @@
 #pragma once
 
 #include <deque>
+#include <functional>
 #include <unordered_map>
 #include <unordered_set>
 #include <vector>
@@ -49,12 +50,25 @@ class SanitizerModel {
   // The end of the run: calls still in flight inside host functions, callables kept too long.
   void finish(Out& out);
 
+  // See SanitizerConfig::capture_stack.
+  void set_stack_capture(std::function<Stack(ThreadId)> capture) { capture_stack_ = std::move(capture); }
+
   std::size_t ignored_events() const { return ignored_events_; }
   const LockOrderGraph& graph() const { return graph_; }
 
  private:
-  ThreadState& thread(ThreadId id) { return threads_[id]; }
+  // The state of `id`, made on first use. The last answer is kept: a callback thread sends several
+  // events in a row, and the map's nodes stay put until thread_exited erases one.
+  ThreadState& thread(ThreadId id) {
+    if (last_thread_ == nullptr || last_thread_id_ != id) {
+      last_thread_ = &threads_[id];
+      last_thread_id_ = id;
+    }
+    return *last_thread_;
+  }
   ThreadInfo snapshot(ThreadId id, const ThreadState& state) const;
+  // The stack to keep: the event's own, else one captured now for `id` (empty without a capture).
+  Stack kept_stack(ThreadId id, const Stack& given) const;
   // `holders` wait for `target`: draws an edge from each of them (first time only) and reports the
   // cycles the new edges close.
   void wait_for(ThreadId id, const ThreadState& state, const std::vector<NodeId>& holders,
@@ -86,6 +100,8 @@ class SanitizerModel {
   NodeId gil_;
   std::vector<EdgeEvidence> evidence_;  // by EdgeId
   std::unordered_map<ThreadId, ThreadState> threads_;
+  ThreadState* last_thread_ = nullptr;  // see thread()
+  ThreadId last_thread_id_ = 0;
   // Host functions enqueued on a stream and not yet run: what that stream's completion stands for.
   static constexpr std::size_t kPendingShown = 16;
   std::unordered_map<NodeId, std::deque<HostFunction>> pending_;
@@ -93,6 +109,7 @@ class SanitizerModel {
   bool finalizing_ = false;
   std::unordered_set<std::string> reported_keys_;
   std::size_t ignored_events_ = 0;
+  std::function<Stack(ThreadId)> capture_stack_;
 };
 
 }  // namespace gilsan::checkers

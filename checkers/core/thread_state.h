@@ -34,6 +34,9 @@ struct ThreadState {
   bool waiting_for_gil = false;
   std::vector<ActiveHostFunction> host_functions;  // innermost last; more than one only if nested
   std::vector<ActiveCall> calls;                   // innermost last
+  // The host function that ended last, kept for its buffers: the next host_function_begin moves it
+  // back in and assigns over it, so that a thread running host functions allocates nothing per run.
+  ActiveHostFunction spare_host_function;
 
   const HostFunction* current_host_function() const {
     return host_functions.empty() ? nullptr : &host_functions.back().host_function;

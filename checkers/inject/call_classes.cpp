@@ -54,6 +54,11 @@ CallClass classify_call(const char* symbol, const DriverBehaviour& behaviour) {
   result.blocks_while_host_function_runs =
       behaviour.blocks_while_host_function_runs &&
       behaviour.blocks_while_host_function_runs(result.entry_point);
+  result.refused_in_host_function =
+      behaviour.refused_in_host_function && behaviour.refused_in_host_function(result.entry_point);
+  static constexpr std::string_view kErrorLookups[] = {"cudaGetErrorName", "cudaGetErrorString",
+                                                       "cudaGetLastError", "cudaPeekAtLastError"};
+  for (std::string_view lookup : kErrorLookups) result.error_lookup |= split.base == lookup;
   return result;
 }
 

@@ -43,6 +43,11 @@ struct CallClass {
   bool per_thread = false;  // _ptsz/_ptds: the NULL stream is the per-thread stream
   bool versioned = false;   // a _vN variant (e.g. cuCtxSynchronize_v2 takes a context)
   bool blocks_while_host_function_runs = false;  // from the driver profile
+  bool refused_in_host_function = false;         // from the driver profile
+  // A runtime error lookup (cudaGetErrorName/String, cudaGetLastError, cudaPeekAtLastError): reads
+  // the runtime's state only, and bindings call it to word the error of a refused call, which is
+  // reported itself. The core excludes cuGetErrorName/String the same way.
+  bool error_lookup = false;
 };
 
 // Classifies a symbol; `behaviour` answers blocks_while_host_function_runs.

@@ -21,9 +21,10 @@ using gilsan::checkers::inject::InjectRuntime;
 InjectRuntime* g_runtime = nullptr;
 
 void CUPTIAPI on_callback(void* user, CUpti_CallbackDomain domain, CUpti_CallbackId id, const void* data) {
-  if (domain != CUPTI_CB_DOMAIN_DRIVER_API) return;
+  if (domain != CUPTI_CB_DOMAIN_DRIVER_API && domain != CUPTI_CB_DOMAIN_RUNTIME_API) return;
   const auto* info = static_cast<const CUpti_CallbackData*>(data);
   DriverApiCallback callback;
+  if (domain == CUPTI_CB_DOMAIN_RUNTIME_API) callback.domain = gilsan::checkers::inject::ApiDomain::runtime;
   callback.entering = info->callbackSite == CUPTI_API_ENTER;
   callback.callback_id = id;
   callback.symbol = info->functionName;
@@ -33,7 +34,12 @@ void CUPTIAPI on_callback(void* user, CUpti_CallbackDomain domain, CUpti_Callbac
   callback.context = info->context;
   callback.correlation = info->correlationData;
   try {
-    static_cast<InjectRuntime*>(user)->handler->on_driver_api(callback);
+    auto& handler = *static_cast<InjectRuntime*>(user)->handler;
+    if (callback.domain == gilsan::checkers::inject::ApiDomain::runtime) {
+      handler.on_runtime_api(callback);
+    } else {
+      handler.on_driver_api(callback);
+    }
   } catch (...) {
     // Out of memory inside a driver callback: nothing may unwind into the driver.
   }
@@ -71,11 +77,19 @@ int start() {
     delete runtime;
     return 0;
   }
-  if (CUptiResult result = cuptiEnableDomain(1, subscriber, CUPTI_CB_DOMAIN_DRIVER_API); result != CUPTI_SUCCESS) {
-    std::cerr << "gilsan: injection off: cuptiEnableDomain: " << cupti_error(result) << std::endl;
-    cuptiUnsubscribe(subscriber);
-    delete runtime;
-    return 0;
+  // Whole domains, not a list of callback ids: cuda-call-in-host-function reports every call made
+  // inside a host function, whatever it is, so every driver entry point must call back; the cost
+  // of a callback for a call of no interest is one table load (call_classes.h). The runtime domain
+  // is there for runtime calls inside host functions, which the runtime may refuse before any
+  // driver call of its own is made (cudaMalloc on driver 580.159.04 did).
+  for (CUpti_CallbackDomain domain : {CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_CB_DOMAIN_RUNTIME_API}) {
+    if (CUptiResult result = cuptiEnableDomain(1, subscriber, domain); result != CUPTI_SUCCESS) {
+      std::cerr << "gilsan: injection off: cuptiEnableDomain(" << static_cast<int>(domain)
+                << "): " << cupti_error(result) << std::endl;
+      cuptiUnsubscribe(subscriber);
+      delete runtime;
+      return 0;
+    }
   }
   g_runtime = runtime;
   std::atexit(finish_at_exit);

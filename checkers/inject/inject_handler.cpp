@@ -34,17 +34,30 @@ board::HostFunctionKind board_kind(HostFunctionKind kind) {
   return board::HostFunctionKind::Unknown;
 }
 
-// The board's record of a wrapped host function; its strings live as long as the record.
+// The board's record of a wrapped host function; its strings live as long as the handler.
 board::HostFunctionInfo board_info(const WrappedHostFunction& record) {
   board::HostFunctionInfo info;
   info.id = reinterpret_cast<std::uintptr_t>(&record);
-  info.context = record.described.context;
-  info.stream = record.described.stream.value_or(0);
-  info.kind = board_kind(record.described.kind);
-  info.implementation = record.described.implementation.c_str();
-  info.description = record.described.callable.c_str();
+  info.context = record.context;
+  info.stream = record.stream.value_or(0);
+  info.kind = board_kind(record.code->kind);
+  info.implementation = record.code->implementation.c_str();
+  info.description = record.code->callable.c_str();
   return info;
 }
+
+// The Sanitizer's HostFunction for a record, assigned over `out` so that its strings reuse the
+// buffers of the previous one: the callback thread's events allocate nothing once warm.
+void describe_into(const WrappedHostFunction& record, HostFunction& out) {
+  out.id = 0;
+  out.kind = record.code->kind;
+  out.callable = record.code->callable;
+  out.implementation = record.code->implementation;
+  out.context = record.context;
+  out.stream = record.stream;
+}
+
+std::atomic<std::uint64_t> g_handler_instances{0};
 
 }  // namespace
 
@@ -53,7 +66,8 @@ InjectHandler::InjectHandler(Sanitizer& sanitizer, InjectedDriver driver, Driver
     : sanitizer_(sanitizer),
       driver_(driver),
       options_(std::move(options)),
-      classes_(std::move(behaviour)) {}
+      classes_(std::move(behaviour)),
+      instance_(++g_handler_instances) {}
 
 InjectHandler::~InjectHandler() = default;
 
@@ -98,6 +112,10 @@ void InjectHandler::on_enter(const CallClass& call, DriverApiCallback& callback)
     wrap_graph_node(call, callback);
   }
   if (!reported(call)) return;
+  if (handler_thread_state().runtime_depth > 0) {
+    note_runtime_driver_call(call, callback);
+    return;
+  }
   DriverCallEnter event = describe_call(call, callback);
   if (options_.holds_gil) event.holds_gil = options_.holds_gil();
   event.waits = waits_.waits_of(event.entry_point, event.stream, event.event);
@@ -111,7 +129,7 @@ void InjectHandler::on_enter(const CallClass& call, DriverApiCallback& callback)
 void InjectHandler::on_exit(const CallClass& call, DriverApiCallback& callback) {
   const int result = callback.result != nullptr ? *callback.result : 0;
   if (call.kind == CallKind::launch_host_func) finish_stream_launch(call, callback);
-  if (reported(call)) {
+  if (reported(call) && handler_thread_state().runtime_depth == 0) {
     sanitizer_.driver_call_exit(
         DriverCallExit{current_thread_id(), call.entry_point, result, options_.error_names.name(result)});
     if (options_.write_board) board::exit_call();
@@ -120,6 +138,21 @@ void InjectHandler::on_exit(const CallClass& call, DriverApiCallback& callback) 
     --captures_in_progress_;  // the capture is over even when ending it failed (invalidated)
   }
   if (result != CUDA_SUCCESS) return;
+  switch (call.kind) {
+    case CallKind::event_record:
+    case CallKind::event_destroy:
+    case CallKind::stream_destroy:
+    case CallKind::context_destroy:
+    case CallKind::capture_begin:
+    case CallKind::context_made:
+      note_success(call, callback);
+      break;
+    default:
+      break;  // most calls: nothing to learn from their success, and no arguments to read
+  }
+}
+
+void InjectHandler::note_success(const CallClass& call, DriverApiCallback& callback) {
   const DriverCallEnter target = describe_call(call, callback);
   switch (call.kind) {
     case CallKind::event_record:
@@ -148,6 +181,67 @@ void InjectHandler::on_exit(const CallClass& call, DriverApiCallback& callback) 
   }
 }
 
+void InjectHandler::on_runtime_api(const DriverApiCallback& callback) {
+  HandlerThreadState& thread = handler_thread_state();
+  if (thread.quiet > 0) return;
+  // Outside a host function a runtime call is of no interest: the driver calls it makes are seen
+  // on their own. Inside one, no frame is pushed for an error lookup, at entry or at exit.
+  if (callback.entering ? thread.host_function_depth == 0 : thread.runtime_depth == 0) return;
+  const CallClass& call = runtime_classes_.get(callback.callback_id, callback.symbol);
+  if (call.error_lookup) return;
+  if (callback.entering) {
+    if (thread.runtime_depth < HandlerThreadState::kRuntimeFrames) {
+      thread.runtime_calls[thread.runtime_depth] = RuntimeCallFrame{call.entry_point, {}, false, false};
+    }
+    ++thread.runtime_depth;
+    return;
+  }
+  if (--thread.runtime_depth >= HandlerThreadState::kRuntimeFrames) return;
+  RuntimeCallFrame& frame = thread.runtime_calls[thread.runtime_depth];
+  if (!frame.entered) {
+    // Refused before it reached the driver, or made only calls that cannot wait.
+    DriverCallEnter event;
+    event.thread = current_thread_id();
+    event.context = as_handle(callback.context);
+    enter_runtime_call(frame, std::move(event));
+  }
+  const int result = callback.result != nullptr ? *callback.result : 0;
+  std::string result_name(options_.runtime_error_name ? options_.runtime_error_name(result) : "");
+  if (!frame.inner_driver_call.empty()) {
+    result_name += result_name.empty() ? "after " : ", after ";
+    result_name += "its driver call ";
+    result_name += frame.inner_driver_call;
+  }
+  sanitizer_.driver_call_exit(DriverCallExit{current_thread_id(), frame.entry_point, result, result_name});
+}
+
+// The runtime call is reported in place of the driver calls it makes, once. Its entry goes to the
+// Sanitizer with the first of them that can wait (a synchronize, a call the profile says blocks),
+// so that the lock-order graph gets that wait; later ones add no edge of their own.
+void InjectHandler::note_runtime_driver_call(const CallClass& call, const DriverApiCallback& callback) {
+  HandlerThreadState& thread = handler_thread_state();
+  if (thread.runtime_depth > HandlerThreadState::kRuntimeFrames) return;
+  RuntimeCallFrame& frame = thread.runtime_calls[thread.runtime_depth - 1];
+  const bool can_wait = call.blocks_while_host_function_runs || call.kind == CallKind::stream_synchronize ||
+                        call.kind == CallKind::event_synchronize || call.kind == CallKind::context_synchronize;
+  if (frame.inner_driver_call.empty() || (can_wait && !frame.inner_can_wait && !frame.entered)) {
+    frame.inner_driver_call = call.entry_point;
+    frame.inner_can_wait = can_wait;
+  }
+  if (frame.entered || !can_wait) return;
+  DriverCallEnter event = describe_call(call, callback);
+  // Refused at once inside a host function (the profile says so): it waits for nothing.
+  if (!call.refused_in_host_function) event.waits = waits_.waits_of(call.entry_point, event.stream, event.event);
+  enter_runtime_call(frame, std::move(event));
+}
+
+void InjectHandler::enter_runtime_call(RuntimeCallFrame& frame, DriverCallEnter event) {
+  event.entry_point = frame.entry_point;
+  if (options_.holds_gil) event.holds_gil = options_.holds_gil();
+  sanitizer_.driver_call_enter(event);
+  frame.entered = true;
+}
+
 WrappedHostFunction* InjectHandler::make_record(CUhostFn function, void* user_data, Handle context,
                                                 std::optional<Handle> stream, bool one_shot) {
   auto record = std::make_unique<WrappedHostFunction>();
@@ -155,23 +249,37 @@ WrappedHostFunction* InjectHandler::make_record(CUhostFn function, void* user_da
   record->user_function = function;
   record->user_data = user_data;
   record->one_shot = one_shot;
-  const CodeAddressNames& names = names_of(function);
-  record->described.kind = guess_host_function_kind(names);
-  record->described.callable = names.callable;
-  record->described.implementation = names.implementation;
-  record->described.context = context;
-  record->described.stream = stream;
+  record->code = &code_of(function);
+  record->context = context;
+  record->stream = stream;
   if (one_shot) return record.release();  // freed by release_record, by its run and the exit callback
   std::lock_guard lock(records_mutex_);
   lasting_records_.push_back(std::move(record));
   return lasting_records_.back().get();
 }
 
-const CodeAddressNames& InjectHandler::names_of(CUhostFn function) {
+const HostFunctionCode& InjectHandler::code_of(CUhostFn function) {
   const void* address = reinterpret_cast<const void*>(function);
+  // A program launches the same few functions over and over: the thread's last answer is checked
+  // first, without the lock.
+  struct Last {
+    std::uint64_t instance = 0;
+    const void* address = nullptr;
+    const HostFunctionCode* code = nullptr;
+  };
+  thread_local Last last;
+  if (last.instance == instance_ && last.address == address) return *last.code;
   std::lock_guard lock(records_mutex_);
-  auto found = names_.find(address);
-  if (found == names_.end()) found = names_.emplace(address, describe_code_address(address)).first;
+  auto found = code_.find(address);
+  if (found == code_.end()) {
+    CodeAddressNames names = describe_code_address(address);
+    HostFunctionCode code;
+    code.kind = guess_host_function_kind(names);
+    code.callable = std::move(names.callable);
+    code.implementation = std::move(names.implementation);
+    found = code_.emplace(address, std::move(code)).first;
+  }
+  last = Last{instance_, address, &found->second};
   return found->second;
 }
 
@@ -237,7 +345,10 @@ void InjectHandler::finish_stream_launch(const CallClass& call, DriverApiCallbac
 }
 
 void InjectHandler::report_enqueued(const WrappedHostFunction& record) {
-  sanitizer_.host_function_enqueued(HostFunctionEnqueued{current_thread_id(), record.described, {}});
+  thread_local HostFunctionEnqueued event;
+  event.thread = current_thread_id();
+  describe_into(record, event.host_function);
+  sanitizer_.host_function_enqueued(event);
   if (options_.write_board) board::note_host_function_enqueued(board_info(record));
 }
 
@@ -271,7 +382,10 @@ void InjectHandler::wrapped_begin(const WrappedHostFunction& record) {
     self_test_wrapper_ran_.store(true);
     return;
   }
-  sanitizer_.host_function_begin(HostFunctionBegin{current_thread_id(), record.described, {}});
+  thread_local HostFunctionBegin event;  // see describe_into; the Sanitizer copies what it keeps
+  event.thread = current_thread_id();
+  describe_into(record, event.host_function);
+  sanitizer_.host_function_begin(event);
   if (options_.write_board) board::begin_host_function(board_info(record));
 }
 

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <atomic>
+#include <cstdint>
 #include <functional>
 #include <memory>
 #include <mutex>
@@ -17,6 +18,7 @@
 #include "checkers/core/sanitizer.h"
 #include "checkers/inject/call_classes.h"
 #include "checkers/inject/driver_api_callback.h"
+#include "checkers/inject/handler_thread_state.h"
 #include "checkers/inject/injected_driver.h"
 #include "checkers/inject/wrapped_host_function.h"
 #include "checkers/sources/code_address.h"
@@ -39,6 +41,9 @@ struct InjectOptions {
   // Send host_function_enqueued (it only feeds gil-held-blocking-call's list of pending host
   // functions, so a front end with that checker off saves the event on every launch).
   bool report_enqueued = true;
+  // The CUDA runtime's name for a cudaError_t ("" if unknown), for runtime calls made inside a host
+  // function (runtime_error_names.h in a real process). Empty: reports show the number alone.
+  std::function<std::string_view(int result)> runtime_error_name;
   // Receives the one line that says which mode the library uses (stderr in a real process).
   std::function<void(std::string_view line)> announce;
 };
@@ -52,6 +57,10 @@ class InjectHandler {
   InjectHandler& operator=(const InjectHandler&) = delete;
 
   void on_driver_api(DriverApiCallback& callback);
+  // A CUDA runtime call's entry or exit (CUPTI's runtime-API domain). Only calls made inside a host
+  // function matter: each is reported as one cuda-call-in-host-function with the runtime's result,
+  // and the driver calls the runtime makes for it are folded into it.
+  void on_runtime_api(const DriverApiCallback& callback);
 
   WrapMode mode() const { return mode_.load(std::memory_order_acquire); }
   // Runs the self-test in `context` unless one already ran, and decides the mode. Normally called
@@ -65,7 +74,12 @@ class InjectHandler {
  private:
   void on_enter(const CallClass& call, DriverApiCallback& callback);
   void on_exit(const CallClass& call, DriverApiCallback& callback);
+  // What a call that returned CUDA_SUCCESS changed (events recorded, streams gone, captures, ...).
+  void note_success(const CallClass& call, DriverApiCallback& callback);
   bool reported(const CallClass& call) const;
+  // A driver call the runtime makes for the runtime call on top of this thread's frames.
+  void note_runtime_driver_call(const CallClass& call, const DriverApiCallback& callback);
+  void enter_runtime_call(RuntimeCallFrame& frame, DriverCallEnter event);
   DriverCallEnter describe_call(const CallClass& call, const DriverApiCallback& callback) const;
   void wrap_stream_launch(const CallClass& call, DriverApiCallback& callback);
   void finish_stream_launch(const CallClass& call, DriverApiCallback& callback);
@@ -75,13 +89,14 @@ class InjectHandler {
   WrappedHostFunction* make_record(CUhostFn function, void* user_data, Handle context,
                                    std::optional<Handle> stream, bool one_shot);
   bool stream_is_capturing(CUstream stream) const;
-  const CodeAddressNames& names_of(CUhostFn function);
+  const HostFunctionCode& code_of(CUhostFn function);
   void announce_mode(WrapMode mode, std::string_view why);
 
   Sanitizer& sanitizer_;
   const InjectedDriver driver_;
   InjectOptions options_;
   CallClassCache classes_;
+  CallClassCache runtime_classes_{DriverBehaviour{}};  // by runtime callback id
   CompletionWaits waits_;
   std::atomic<WrapMode> mode_{WrapMode::undecided};
   // Stream captures begun and not yet ended, process-wide: while none is, no launch can be captured
@@ -92,9 +107,13 @@ class InjectHandler {
   std::atomic<bool> self_test_function_ran_{false};
   WrappedHostFunction self_test_record_;  // what the self-test's launch is rewritten to run
 
+  // Tells this handler's entries in code_of's thread-local cache from those of an earlier handler
+  // at the same address.
+  const std::uint64_t instance_;
   std::mutex records_mutex_;
   std::vector<std::unique_ptr<WrappedHostFunction>> lasting_records_;  // graph nodes, captures
-  std::unordered_map<const void*, CodeAddressNames> names_;            // by host function address
+  // By host function address; entries are never erased, so references to them stay valid.
+  std::unordered_map<const void*, HostFunctionCode> code_;
 };
 
 }  // namespace gilsan::checkers::inject

@@ -25,6 +25,12 @@ struct InjectRuntime {
 // The defaults of the injected mode, before GILSAN_OPTIONS.
 Options injected_default_options();
 
+// The injected mode's stacks (SanitizerConfig::capture_stack / symbolize_stack): the calling
+// thread's native stack, captured only for a new edge or report and named when a report is made,
+// less the innermost frames of the sanitizer, CUPTI and the driver.
+Stack capture_injected_stack(ThreadId thread);
+void symbolize_injected_stack(Stack& stack);
+
 // Builds the runtime from the environment, with `driver` for the handler's own calls. Returns ""
 // or one line saying why the sanitizer is off (a bad GILSAN_OPTIONS, an unreadable profile).
 std::string start_inject_runtime(InjectRuntime& runtime, const InjectedDriver& driver);

@@ -7,6 +7,8 @@
 #include <cuda.h>
 
 #include <atomic>
+#include <optional>
+#include <string>
 
 #include "checkers/core/handles.h"
 
@@ -14,11 +16,21 @@ namespace gilsan::checkers::inject {
 
 class InjectHandler;
 
+// What the handler learned once about the code at a host function's address: shared by every
+// record of that function, so that a launch copies no strings.
+struct HostFunctionCode {
+  HostFunctionKind kind = HostFunctionKind::native;
+  std::string callable;        // for HostFunction::callable
+  std::string implementation;  // for HostFunction::implementation
+};
+
 struct WrappedHostFunction {
   InjectHandler* handler = nullptr;
   CUhostFn user_function = nullptr;
   void* user_data = nullptr;
-  HostFunction described;
+  const HostFunctionCode* code = nullptr;  // owned by the handler, lives as long as it
+  Handle context = 0;
+  std::optional<Handle> stream;  // nullopt: a graph node's, runs on whatever stream the graph does
   // Runs once. False for graph host nodes and for launches into a capturing stream: a graph runs
   // them once per launch, so their records live as long as the handler.
   bool one_shot = true;

@@ -8,6 +8,7 @@
 #include <string_view>
 
 #include "checkers/core/handles.h"
+#include "checkers/sources/native_stack.h"
 
 namespace gilsan::checkers {
 
@@ -29,6 +30,9 @@ CodeAddressNames describe_code_address(const void* address) {
     std::free(demangled);
     const auto offset = value - reinterpret_cast<std::uintptr_t>(info.dli_saddr);
     if (offset != 0) names.callable += "+" + hex(offset);
+  } else if (std::string symbol = static_symbol_name(address); !symbol.empty()) {
+    // A function of an executable that exports nothing: dladdr sees only dynamic symbols.
+    names.callable = std::move(symbol);
   }
   return names;
 }

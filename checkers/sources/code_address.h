@@ -1,6 +1,6 @@
 // Names for a host function the source only knows by its code address (the injection library and
 // the sim source see a CUhostFn pointer): the symbol and the shared object that defines it, found
-// with dladdr. The object's base name is what reports and suppressions call the implementation
+// with dladdr, else (an executable's own functions) from the object's ELF .symtab. The object's base name is what reports and suppressions call the implementation
 // ("libcupy_backends.so"); the symbol is the callable.
 #pragma once
 

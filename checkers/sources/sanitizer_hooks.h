@@ -14,7 +14,7 @@
 extern "C" {
 #endif
 
-#define GILSAN_SANITIZER_HOOKS_ABI 1
+#define GILSAN_SANITIZER_HOOKS_ABI 3
 #define GILSAN_SANITIZER_HOOKS_SYMBOL "gilsan_sanitizer_hooks"
 
 /* One host function of the module: its payload record (the id the lifetime checker follows). */
@@ -26,6 +26,11 @@ typedef struct GilsanSanitizerHostFunction {
   unsigned long long stream;
   int stream_known; /* 0 for a graph host node: the graph may run on any stream */
 } GilsanSanitizerHostFunction;
+
+/* The module's writer of the calling thread's Python stack: at most `max_frames` frames, innermost
+ * first, each "file.py:LINE function" and a '\n', into `buffer` (always NUL-terminated, cut at
+ * `size`); returns how many frames it wrote. Call it only on a thread that holds the GIL. */
+typedef int (*GilsanPythonStackFunction)(char* buffer, unsigned long size, int max_frames);
 
 typedef struct GilsanSanitizerHooks {
   int abi_version; /* GILSAN_SANITIZER_HOOKS_ABI */
@@ -51,6 +56,19 @@ typedef struct GilsanSanitizerHooks {
    * sys.unraisablehook. */
   void (*unraisable_in_host_function)(const char* message);
   void (*interpreter_finalizing)(void);
+  /* Callables' lifetime (the host-function-lifetime checker). `released`: the module let go of the
+   * callable `id` it kept alive for the driver; a trampoline that releases its own callable says so
+   * after its host_function_end, so the release is never taken for one during the run.
+   * `abandoned_runs`: runs still counted as enqueued will never happen (a failed graph launch).
+   * `graph_holds`: `graph` (a graph or an exec, an id unique among live ones) keeps the callable
+   * alive and may run it at every launch; `graph_destroyed`: that owner is gone (sent before the
+   * driver can run the release it allows). */
+  void (*callable_released)(unsigned long long id, int abandoned_runs);
+  void (*graph_holds)(unsigned long long graph, const GilsanSanitizerHostFunction* host_function);
+  void (*graph_destroyed)(unsigned long long graph);
+  /* The module hands over its Python stack writer once, when it finds the hooks: the front end then
+   * shows Python stacks in reports, captured only for what a report keeps (docs/sanitizer.md). */
+  void (*set_python_stack)(GilsanPythonStackFunction write_stack);
 } GilsanSanitizerHooks;
 
 /* What GILSAN_SANITIZER_HOOKS_SYMBOL names: the hooks, or NULL when no sanitizer runs. */

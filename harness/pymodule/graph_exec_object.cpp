@@ -28,6 +28,7 @@ bool destroy_exec(GraphExecObject* self) {
   self->handle = nullptr;
   const DriverTable* table = opened_driver_table();
   if (handle == nullptr || table == nullptr) return true;
+  observe_graph_exec_destroyed(handle);
   return check_driver(call_driver("cuGraphExecDestroy", Gil::Release, [&] { return table->cuGraphExecDestroy(handle); }),
                       "cuGraphExecDestroy");
 }
@@ -55,12 +56,12 @@ PyObject* exec_launch(PyObject* object, PyObject* stream_object) {
   const CUgraphExec handle = self->handle;
   const CUstream on = stream->handle;
   graph_host_runs_expected(self->python_host_nodes);
-  observe_graph_host_functions_enqueued(self->python_host_nodes, on, stream->context);
+  observe_graph_host_functions_enqueued(handle, self->python_host_nodes, on, stream->context);
   const CUresult result = call_driver("cuGraphLaunch", Gil::Release, DriverCallTarget{stream->context, on, nullptr},
                                       [&] { return table->cuGraphLaunch(handle, on); });
   if (result != CUDA_SUCCESS) {
     graph_host_runs_expected(-self->python_host_nodes);
-    observe_graph_host_functions_dropped(self->python_host_nodes);
+    observe_graph_host_functions_dropped(handle, self->python_host_nodes);
     check_driver(result, "cuGraphLaunch", stream->context);
     return nullptr;
   }
@@ -132,6 +133,7 @@ bool add_graph_exec_type(PyObject* module) {
 PyObject* new_graph_exec(CUgraphExec exec, long long python_host_nodes) {
   PyObject* object = g_exec_type->tp_alloc(g_exec_type, 0);
   if (object == nullptr) {
+    observe_graph_exec_destroyed(exec);
     const DriverTable* table = opened_driver_table();
     if (table != nullptr) call_driver("cuGraphExecDestroy", Gil::Release, [&] { return table->cuGraphExecDestroy(exec); });
     return nullptr;

@@ -166,6 +166,7 @@ PyObject* add_host_node(GraphObject* graph, PyObject* dependencies_tuple, PyObje
     return nullptr;
   }
   if (!fn.native) {
+    observe_graph_host_node_added(handle, payload, nullptr);
     ++graph->python_host_nodes;
     stats().graph_host_nodes_added.fetch_add(1);
   }

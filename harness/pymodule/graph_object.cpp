@@ -8,6 +8,7 @@
 #include "harness/pymodule/driver_call.h"
 #include "harness/pymodule/graph_lifetime.h"
 #include "harness/pymodule/graph_nodes.h"
+#include "harness/pymodule/observation.h"
 #include "harness/pymodule/python_ref.h"
 #include "harness/pymodule/type_support.h"
 
@@ -39,6 +40,7 @@ bool destroy_graph(GraphObject* self) {
   self->handle = nullptr;
   const DriverTable* table = opened_driver_table();
   if (handle == nullptr || table == nullptr) return true;
+  observe_graph_destroyed(handle);
   return check_driver(call_driver("cuGraphDestroy", Gil::Release, [&] { return table->cuGraphDestroy(handle); }),
                       "cuGraphDestroy");
 }
@@ -131,6 +133,7 @@ PyObject* graph_instantiate(PyObject* object, PyObject*) {
                                 [&] { return table->cuGraphInstantiateWithFlags(&exec, handle, 0); }),
                     "cuGraphInstantiateWithFlags", context))
     return nullptr;
+  observe_graph_instantiated(handle, exec);
   return new_graph_exec(exec, self->python_host_nodes);
 }
 
@@ -270,6 +273,7 @@ PyObject* wrap_captured_graph(CUgraph graph) {
 
 void release_captured_graph(CUgraph graph) {
   take_captured_python_nodes(graph);
+  observe_graph_destroyed(graph);
   const DriverTable* table = opened_driver_table();
   if (table != nullptr) call_driver("cuGraphDestroy", Gil::Release, [&] { return table->cuGraphDestroy(graph); });
 }

@@ -109,6 +109,7 @@ bool launch_into_capture(const LaunchTarget& target, HostFunctionArgument& fn) {
     return check_driver(result, "cuLaunchHostFunc", target.context);
   }
   if (!fn.native) {
+    observe_graph_host_node_added(graph, payload, target.stream);
     note_captured_python_node(graph);
     stats().graph_host_nodes_added.fetch_add(1);
   }

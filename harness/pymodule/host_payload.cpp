@@ -19,10 +19,16 @@ void report_unraisable(const HostPayload& payload) {
 #endif
 }
 
+std::uint64_t next_serial() {
+  static std::atomic<std::uint64_t> last{0};
+  return last.fetch_add(1, std::memory_order_relaxed) + 1;
+}
+
 }  // namespace
 
 HostPayload* new_python_payload(PyObject* fn, PyObject* args, PyObject* kwargs, const char* origin) {
   auto* payload = new HostPayload();
+  payload->serial = next_serial();
   payload->kind = HostPayload::Kind::PythonCall;
   payload->callable = Py_NewRef(fn);
   payload->args = Py_NewRef(args);
@@ -35,6 +41,7 @@ HostPayload* new_python_payload(PyObject* fn, PyObject* args, PyObject* kwargs, 
 
 HostPayload* new_native_payload(PyObject* keep_alive, void* user_data_copy) {
   auto* payload = new HostPayload();
+  payload->serial = next_serial();
   payload->kind = HostPayload::Kind::NativeKeepAlive;
   payload->callable = Py_XNewRef(keep_alive);
   payload->user_data_copy = user_data_copy;

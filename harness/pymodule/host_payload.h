@@ -14,6 +14,7 @@
 #include <cuda.h>
 
 #include <atomic>
+#include <cstdint>
 
 namespace gilsan::pymodule {
 
@@ -30,6 +31,9 @@ struct HostPayload {
   // GIL at creation, read by the trampoline before it has the GIL.
   char description[96] = {};
   bool released = false;           // drop_python_references ran (it runs at most once)
+  // 1, 2, 3... in creation order: the host function's id on the board and for the sanitizer, so
+  // reports say "host function #3" and an id is never reused when memory is.
+  std::uint64_t serial = 0;
 
   // Stream path only: the context whose sticky error means the driver will never run it, and who
   // claimed it (the trampoline that runs it, or the sweep that abandons it).

@@ -20,8 +20,9 @@ void CUDA_CB stream_python_trampoline(void* data) {
   // Checked before PyGILState_Ensure: once finalization began, Ensure itself is the hazard.
   if (!try_enter_python()) {
     stats().host_functions_skipped.fetch_add(1);
-    leak_payload(payload);
     observe_host_function_end();
+    observe_payload_released(payload);
+    leak_payload(payload);
     host_function_finished();
     return;
   }
@@ -29,11 +30,15 @@ void CUDA_CB stream_python_trampoline(void* data) {
   const PyGILState_STATE state = PyGILState_Ensure();
   observe_gil_held();
   call_payload(payload);
-  release_payload(payload);
+  drop_python_references(payload);
   PyGILState_Release(state);
   observe_gil_released();
   leave_python();
   observe_host_function_end();
+  // The release ends this one run, so it is said after the run's end; the memory goes only after
+  // that, since the release reads the payload.
+  observe_payload_released(payload);
+  free_payload_memory(payload);
   host_function_finished();
 }
 
@@ -67,6 +72,10 @@ void CUDA_CB native_release_marker(void* data) {
   host_function_finished();
 }
 
-void CUDA_CB user_object_destructor(void* data) { release_later(static_cast<HostPayload*>(data)); }
+void CUDA_CB user_object_destructor(void* data) {
+  auto* payload = static_cast<HostPayload*>(data);
+  observe_graph_payload_released(payload);  // before release_later, which may free it
+  release_later(payload);
+}
 
 }  // namespace gilsan::pymodule

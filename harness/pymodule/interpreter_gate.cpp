@@ -19,6 +19,7 @@ struct Gate {
   int inside = 0;                 // trampolines between try_enter_python and leave_python
   long long pending = 0;          // stream host functions and release markers the driver holds
   long long graph_expected = 0;   // graph host-node runs still to come from our launches
+  long long destructors_due = 0;  // user objects whose owners are all destroyed (observation.cpp)
 };
 
 // Never destroyed: driver threads use it while the process exits.
@@ -106,12 +107,20 @@ void graph_host_run_finished() {
   g.changed.notify_all();
 }
 
+void user_object_destructors_due(long long count) {
+  Gate& g = gate();
+  std::lock_guard lock(g.mutex);
+  g.destructors_due += count;
+  if (g.destructors_due < 0) g.destructors_due = 0;
+  g.changed.notify_all();
+}
+
 unsigned long long drain_after_finalize(double timeout_seconds) {
   Gate& g = gate();
   {
     std::unique_lock lock(g.mutex);
     const auto limit = std::chrono::duration<double>(timeout_seconds > 0 ? timeout_seconds : 0);
-    g.changed.wait_for(lock, limit, [&] { return g.pending <= 0 && g.graph_expected <= 0; });
+    g.changed.wait_for(lock, limit, [&] { return g.pending <= 0 && g.graph_expected <= 0 && g.destructors_due <= 0; });
   }
   return stats().host_functions_skipped.load();
 }

@@ -35,8 +35,13 @@ void host_function_finished();                  // the trampoline's very last ac
 void graph_host_runs_expected(long long count);
 void graph_host_run_finished();  // never drops below zero (a launch we did not make)
 
-// Waits up to `timeout_seconds` until the driver ran every host function counted above; returns how many
-// the trampolines skipped because Python was gone.
+// User-object destructors the driver owes us: every graph and exec holding a payload was destroyed, so
+// its destructor will run (asynchronously, on a driver thread). Counted only while a sanitizer follows
+// callables (observation.cpp), so that its end-of-run check does not race the destructor.
+void user_object_destructors_due(long long count);
+
+// Waits up to `timeout_seconds` until the driver ran every host function (and destructor) counted above;
+// returns how many the trampolines skipped because Python was gone.
 unsigned long long drain_after_finalize(double timeout_seconds);
 
 }  // namespace gilsan::pymodule

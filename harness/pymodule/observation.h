@@ -6,8 +6,9 @@
 // added here once. Two consumers: the watchdog's board (harness/board/board_writer.h) and, when the
 // process runs one, the sanitizer (checkers/sources/sanitizer_hooks.h, looked up by name once);
 // every function is a cheap no-op for a consumer that is absent. The functions never allocate,
-// lock or block (except observe_payload_created, which runs with the GIL held at enqueue time), so
-// they may be called right before a thread blocks and without the GIL.
+// lock or block (except observe_payload_created, which runs with the GIL held at enqueue time, and,
+// with a sanitizer only, the graph-lifetime ones below, which take a short leaf lock), so they may be
+// called right before a thread blocks and without the GIL.
 #pragma once
 
 #define PY_SSIZE_T_CLEAN
@@ -52,10 +53,32 @@ void observe_payload_created(HostPayload* payload);
 // never run (a failed enqueue, a sticky-error sweep).
 void observe_host_function_enqueued(const HostPayload* payload, CUstream stream, CUcontext context);
 void observe_host_function_dropped(const HostPayload* payload);
-// A graph launch enqueued `count` Python host nodes on `stream`. They are pending under one shared
-// id (a launch does not say which node runs when), and each graph trampoline that begins takes one.
-void observe_graph_host_functions_enqueued(long long count, CUstream stream, CUcontext context);
-void observe_graph_host_functions_dropped(long long count);
+// A launch of `exec` enqueued `count` Python host nodes on `stream` (before cuGraphLaunch), or its
+// failure took them back. On the board they are pending under one shared id (a launch does not say
+// which node runs when), and each graph trampoline that begins takes one; the sanitizer is told of one
+// more run of each callable the exec holds.
+void observe_graph_host_functions_enqueued(CUgraphExec exec, long long count, CUstream stream, CUcontext context);
+void observe_graph_host_functions_dropped(CUgraphExec exec, long long count);
+
+// Callables' lifetime, for a sanitizer's host-function-lifetime checker (nothing else uses them). Only
+// Python payloads are followed: the trampolines say when they run.
+// Stream path, on the callback thread, after observe_host_function_end and before the payload's memory
+// is freed: the trampoline let go of the callable it has just run (its release ends its one run).
+void observe_payload_released(const HostPayload* payload);
+// GIL held: a host node running `payload` was added to `graph`, built, or captured from
+// `capturing_stream` (null for a built graph). The graph now owns the payload.
+void observe_graph_host_node_added(CUgraph graph, const HostPayload* payload, CUstream capturing_stream);
+// GIL held: `exec` was instantiated from `graph` and holds every payload the graph holds now.
+void observe_graph_instantiated(CUgraph graph, CUgraphExec exec);
+// GIL held, before the driver destroys it (its destroy may let the payloads' destructors run).
+void observe_graph_destroyed(CUgraph graph);
+void observe_graph_exec_destroyed(CUgraphExec exec);
+// GIL held, after cuStreamEndCapture: `graph_returned` false means the capture failed and the driver
+// destroyed the graph it was building.
+void observe_capture_ended(CUstream stream, bool graph_returned);
+// A driver thread, in the user object's destructor: the last graph or exec owning `payload` is gone and
+// its launches completed, so the module lets go of the callable now (release_later).
+void observe_graph_payload_released(const HostPayload* payload);
 
 // On the driver's callback thread, inside the driver's own host-function record: our trampoline
 // adds what it knows (a Python callable, its description).

@@ -241,9 +241,11 @@ PyObject* stream_end_capture(PyObject* object, PyObject*) {
   // the references its host nodes held.
   if (result != CUDA_SUCCESS) {
     if (graph != nullptr) release_captured_graph(graph);
+    observe_capture_ended(handle, graph != nullptr);
     check_driver(result, "cuStreamEndCapture", self->context);
     return nullptr;
   }
+  observe_capture_ended(handle, true);
   return wrap_captured_graph(graph);
 }
 

@@ -136,6 +136,16 @@ void add_suppressions(ChildCommand& command, const std::string& scenario, const 
   command.environment.push_back(prefix + options + "suppressions=" + path.string());
 }
 
+// A scenario that needs two devices gets a two-device simulated driver, unless the caller chose a
+// device count; the real driver ignores the variable.
+void give_the_simulated_driver_two_devices(ChildCommand& command, const ScenarioHeader& header) {
+  if (std::find(header.needs.begin(), header.needs.end(), kNeedTwoDevices) == header.needs.end()) return;
+  const std::string prefix = "GILSAN_SIM_DEVICES=";
+  bool chosen = std::any_of(command.environment.begin(), command.environment.end(),
+                            [&](const std::string& entry) { return entry.starts_with(prefix); });
+  if (!chosen) command.environment.push_back(prefix + "2");
+}
+
 }  // namespace
 
 ResultStatus ScenarioResult::status() const {
@@ -163,6 +173,7 @@ ScenarioResult run_scenario(const std::string& scenario, const ScenarioHeader& h
   if (settings.sanitize) sanitizer_folder.emplace();
   ChildCommand command = child_command(scenario, settings, sanitizer_folder ? &*sanitizer_folder : nullptr);
   if (sanitizer_folder && header.suppressions) add_suppressions(command, scenario, *header.suppressions);
+  give_the_simulated_driver_two_devices(command, header);
   watchdog.before_spawn(command);
   for (SupervisionHook* hook : hooks) hook->before_spawn(command);
   SpawnedChild child = spawn_in_own_process_group(command);

@@ -20,6 +20,7 @@
 #include "checkers/core/sanitizer.h"
 #include "checkers/sources/entry_point_names.h"
 #include "checkers/sources/error_names.h"
+#include "checkers/sources/native_stack.h"
 #include "checkers/sources/profile_behaviour.h"
 #include "checkers/sources/python_gil_probe.h"
 #include "checkers/sources/sanitizer_hooks.h"
@@ -54,6 +55,8 @@ struct ChildSanitizer {
   // The simulated driver's observer sees every driver call of the process (the module's, ctypes',
   // CuPy's); the module's own call hooks are then redundant and ignored.
   std::atomic<bool> driver_observed{false};
+  // The module's Python stack writer (set_python_stack), for stacks of threads that hold the GIL.
+  std::atomic<GilsanPythonStackFunction> python_stack{nullptr};
 };
 
 // Never freed: driver callback threads may still report until the child _exits.
@@ -161,11 +164,56 @@ void unraisable_in_host_function(const char* message) {
 
 void interpreter_finalizing() { g_child->sanitizer->interpreter_finalization_began(); }
 
+void callable_released(unsigned long long id, int abandoned_runs) {
+  g_child->sanitizer->callable_released({current_thread_id(), id, abandoned_runs != 0, {}});
+}
+
+void graph_holds(unsigned long long graph, const GilsanSanitizerHostFunction* record) {
+  g_child->sanitizer->graph_holds_callable(graph, host_function_of(*record));
+}
+
+void graph_destroyed(unsigned long long graph) { g_child->sanitizer->graph_destroyed(graph); }
+
+void set_python_stack(GilsanPythonStackFunction write_stack) { g_child->python_stack.store(write_stack); }
+
+// Stacks are deep enough to show the scenario's code above the module's and the driver's frames.
+constexpr int kStackDepth = 16;
+
+// The sanitizer's capture_stack (called only for a new edge or report): the Python stack of a
+// thread that holds the GIL, else the native one, whose frames symbolize_stack names later.
+Stack capture_stack(ThreadId thread) {
+  if (thread != current_thread_id()) return {};
+  const GilsanPythonStackFunction write_stack = g_child->python_stack.load();
+  if (write_stack != nullptr && g_child->gil_probe.holds_gil().value_or(false)) {
+    char text[4096];
+    Stack stack;
+    if (write_stack(text, sizeof(text), kStackDepth) > 0) {
+      std::string_view rest = text;
+      while (!rest.empty()) {
+        const auto end = rest.find('\n');
+        stack.emplace_back(rest.substr(0, end));
+        rest = end == std::string_view::npos ? std::string_view() : rest.substr(end + 1);
+      }
+      return stack;
+    }
+  }
+  return capture_native_stack(kStackDepth);
+}
+
+// The frames of the sanitizer and of this front end, above the module's call that they explain.
+void symbolize_stack(Stack& stack) {
+  // The simulated driver's observer plumbing (gilsan::sim::) too; its entry point itself stays.
+  static const std::vector<std::string_view> own_frames = {"gilsan::checkers::", "std::", "gilsan::(anonymous namespace)::",
+                                                           "gilsan::sim::"};
+  symbolize_native_stack(stack, own_frames);
+}
+
 const GilsanSanitizerHooks kHooks = {
     GILSAN_SANITIZER_HOOKS_ABI, driver_opened,          call_enter,           call_exit,
     gil_acquire_begin,          gil_acquired,           gil_released,         host_function_enqueued,
     host_function_dropped,      host_function_begin,    host_function_end,    unraisable_in_host_function,
-    interpreter_finalizing,
+    interpreter_finalizing,     callable_released,      graph_holds,          graph_destroyed,
+    set_python_stack,
 };
 
 }  // namespace
@@ -211,6 +259,9 @@ void start_scenario_sanitizer() {
       std::fflush(nullptr);
       ::syscall(SYS_exit_group, exit_code);
     };
+    prepare_native_stack_capture();
+    config.capture_stack = capture_stack;
+    config.symbolize_stack = symbolize_stack;
     child->sanitizer = std::make_unique<Sanitizer>(std::move(config));
   } catch (const std::exception& error) {
     throw std::runtime_error(std::string("sanitizer: ") + error.what());

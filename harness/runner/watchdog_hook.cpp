@@ -77,6 +77,8 @@ void WatchdogHook::on_start(pid_t child) {
   options.quiet = settings_.quiet;
   options.under_valgrind = running_under_valgrind();
   options.snapshot.python_stack_fd = python_stack_read_.get();
+  // A diagnostic for "why did (or didn't) it call this a hang?" (docs/watchdog.md).
+  if (const char* trace = std::getenv("GILSAN_WATCHDOG_TRACE"); trace != nullptr) options.trace_path = trace;
   watchdog_.emplace(child, guard_.board().board(), options);
 }
 

@@ -57,6 +57,35 @@ void HangDetector::restart(std::uint64_t now_ns) {
   last_thread_sample_ns_ = 0;
 }
 
+void HangDetector::restart_from_counters(std::uint64_t now_ns) {
+  restart(now_ns);
+  last_counter_progress_ns_ = now_ns;
+  computed_ns_.clear();
+  computed_outside_driver_ns_.clear();
+  spinners_.clear();
+}
+
+std::uint64_t HangDetector::interval_since_last_sample(std::uint64_t now_ns) const {
+  return last_thread_sample_ns_ != 0 && now_ns > last_thread_sample_ns_ ? now_ns - last_thread_sample_ns_ : 0;
+}
+
+bool HangDetector::uses_cpu(const ThreadActivity& thread, std::uint64_t interval_ns) const {
+  auto before = cpu_ns_.find(thread.tid);
+  return before != cpu_ns_.end() && interval_ns > 0 && thread.cpu_ns >= before->second &&
+         static_cast<double>(thread.cpu_ns - before->second) >= options_.cpu_progress_fraction * interval_ns;
+}
+
+std::vector<int> HangDetector::threads_to_check(std::uint64_t now_ns, const std::vector<ThreadActivity>& threads) const {
+  std::vector<int> tids;
+  if (!started_ || now_ns < last_counter_progress_ns_ + options_.quiet_ns) return tids;
+  std::uint64_t interval = interval_since_last_sample(now_ns);
+  for (const ThreadActivity& thread : threads) {
+    if (thread.blocking != ThreadActivity::Blocking::None) continue;
+    if (spinners_.count(thread.tid) != 0 || uses_cpu(thread, interval)) tids.push_back(thread.tid);
+  }
+  return tids;
+}
+
 bool HangDetector::someone_sleeps_long(const std::vector<ThreadActivity>& threads) {
   bool long_sleep = false;
   for (const ThreadActivity& thread : threads) {
@@ -82,37 +111,48 @@ bool HangDetector::observe_progress(std::uint64_t now_ns, const ProgressSample& 
   bool progress = !started_ || sample.counters != last_sample_.counters || now_ns < sample.device_busy_until_ns;
   started_ = true;
   last_sample_ = sample;
-  if (progress) restart(now_ns);
+  if (progress) restart_from_counters(now_ns);
   return progress;
 }
 
 HangVerdict HangDetector::observe_threads(std::uint64_t now_ns, const std::vector<ThreadActivity>& threads) {
   HangVerdict verdict;
-  std::uint64_t interval = last_thread_sample_ns_ != 0 && now_ns > last_thread_sample_ns_
-                               ? now_ns - last_thread_sample_ns_
-                               : 0;
+  std::uint64_t interval = interval_since_last_sample(now_ns);
   bool computing = false;
   bool someone_sleeps = someone_sleeps_long(threads);
   std::map<int, Blocked> still_blocked;
   std::map<int, std::uint64_t> cpu_now;
+  std::set<int> spinners;
   for (const ThreadActivity& thread : threads) {
     cpu_now[thread.tid] = thread.cpu_ns;
-    bool counts = thread.blocking == ThreadActivity::Blocking::Strong ||
+    bool spinning = thread.blocking == ThreadActivity::Blocking::None && !thread.spinning_in.empty();
+    bool counts = spinning || thread.blocking == ThreadActivity::Blocking::Strong ||
                   (thread.blocking == ThreadActivity::Blocking::Weak && !someone_sleeps);
     if (!counts) {
-      auto before = cpu_ns_.find(thread.tid);
-      if (thread.blocking == ThreadActivity::Blocking::None && before != cpu_ns_.end() && interval > 0 &&
-          thread.cpu_ns >= before->second &&
-          static_cast<double>(thread.cpu_ns - before->second) >= options_.cpu_progress_fraction * interval) {
+      if (thread.blocking == ThreadActivity::Blocking::None && uses_cpu(thread, interval)) {
         computing = true;
+        computed_ns_[thread.tid] = now_ns;
+        if (thread.stack_checked) computed_outside_driver_ns_[thread.tid] = now_ns;
       }
       continue;
     }
+    std::string on = thread.blocked_on;
+    std::uint64_t since_ns = thread.blocked_since_ns;
+    if (spinning) {
+      // Its CPU use since the counters last moved was this spin, unless a check saw it elsewhere.
+      spinners.insert(thread.tid);
+      on = "spinning in " + thread.spinning_in;
+      since_ns = last_counter_progress_ns_;
+      if (auto outside = computed_outside_driver_ns_.find(thread.tid); outside != computed_outside_driver_ns_.end()) {
+        since_ns = std::max(since_ns, outside->second);
+      }
+    }
     auto known = blocked_.find(thread.tid);
-    Blocked blocked{thread.blocked_on, thread.blocked_since_ns != 0 ? thread.blocked_since_ns : now_ns};
-    if (known != blocked_.end() && known->second.on == thread.blocked_on) blocked = known->second;
+    Blocked blocked{on, spinning || since_ns != 0 ? since_ns : now_ns};
+    if (known != blocked_.end() && known->second.on == on) blocked = known->second;
     still_blocked[thread.tid] = blocked;
   }
+  spinners_ = std::move(spinners);
   if (computing) {
     restart(now_ns);
     cpu_ns_ = std::move(cpu_now);
@@ -122,6 +162,13 @@ HangVerdict HangDetector::observe_threads(std::uint64_t now_ns, const std::vecto
   blocked_ = std::move(still_blocked);
   cpu_ns_ = std::move(cpu_now);
   last_thread_sample_ns_ = now_ns;
+  // The quiet period runs from the last progress that was not a spinner's CPU use (restart() counted
+  // that use as computing before a stack check named it a spin).
+  last_progress_ns_ = last_counter_progress_ns_;
+  for (const auto& [tid, at_ns] : computed_ns_) {
+    if (spinners_.count(tid) == 0) last_progress_ns_ = std::max(last_progress_ns_, at_ns);
+  }
+  for (const auto& [tid, at_ns] : computed_outside_driver_ns_) last_progress_ns_ = std::max(last_progress_ns_, at_ns);
   if (now_ns < last_progress_ns_ + options_.quiet_ns) return verdict;
   for (const auto& [tid, blocked] : blocked_) {
     if (now_ns >= blocked.since_ns + options_.quiet_ns) verdict.blocked_tids.push_back(tid);

@@ -49,6 +49,9 @@ struct ThreadSnapshot {
   std::vector<NativeFrame> native_stack;     // innermost first
   std::string native_stack_note;             // why the stack is missing or partial
   std::optional<std::vector<PythonFrame>> python_stack;  // innermost first
+  // The CUDA entry point the watchdog saw this thread spin in (from its native stack) before the
+  // snapshot, so its CPU use was not counted as progress; "" when none.
+  std::string spinning_in;
 
   bool exited() const { return !proc.has_value(); }
 };

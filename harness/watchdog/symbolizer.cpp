@@ -39,7 +39,12 @@ std::vector<MemoryMapping> read_memory_maps(pid_t pid) {
   return mappings;
 }
 
-Symbolizer::Symbolizer(pid_t pid, std::vector<MemoryMapping> mappings) : pid_(pid), mappings_(std::move(mappings)) {
+Symbolizer::Symbolizer(pid_t pid, std::vector<MemoryMapping> mappings) : pid_(pid) {
+  update_mappings(std::move(mappings));
+}
+
+void Symbolizer::update_mappings(std::vector<MemoryMapping> mappings) {
+  mappings_ = std::move(mappings);
   std::sort(mappings_.begin(), mappings_.end(),
             [](const MemoryMapping& a, const MemoryMapping& b) { return a.start < b.start; });
 }

@@ -32,6 +32,10 @@ class Symbolizer {
   Symbolizer(pid_t pid, std::vector<MemoryMapping> mappings);
   static Symbolizer for_process(pid_t pid) { return Symbolizer(pid, read_memory_maps(pid)); }
 
+  // Replaces the address map (the process may have loaded or unloaded libraries since) and keeps the
+  // symbol tables already read, so a symbolizer kept across samples reads each file once.
+  void update_mappings(std::vector<MemoryMapping> mappings);
+
   // `return_address`: the address follows a call instruction, so the symbol is looked up one byte
   // earlier (a call may be the last instruction of its function).
   NativeFrame symbolize(std::uint64_t address, bool return_address) const;

@@ -83,6 +83,11 @@ ThreadFacts derive_thread(const ThreadSnapshot& thread, std::vector<std::string>
   if (!facts.call && facts.native_wait.kind == NativeWait::Kind::DriverCall) {
     facts.call = CallFact{normalize_entry_point(facts.native_wait.frame), 0, 0, 0, false, true, 0};
   }
+  // The watchdog's earlier samples saw it spinning in a driver call; the snapshot's own stack may
+  // have missed it (no answer to the signal).
+  if (!facts.call && !thread.spinning_in.empty()) {
+    facts.call = CallFact{normalize_entry_point(thread.spinning_in), 0, 0, 0, false, true, 0};
+  }
   // A driver thread that calls into Python, or waits for Python, runs a host function even when no
   // writer recorded one (CuPy's trampoline, a ctypes callback on the real driver).
   bool python_inside = facts.native_wait.kind == NativeWait::Kind::Gil ||
@@ -106,6 +111,10 @@ ThreadFacts derive_thread(const ThreadSnapshot& thread, std::vector<std::string>
   if (facts.call && facts.call->inferred) {
     inferred.push_back(who + " is in " + facts.call->entry_point +
                        ": inferred from its native stack (arguments unknown)");
+  }
+  if (!thread.spinning_in.empty()) {
+    inferred.push_back(who + " is spinning in " + thread.spinning_in +
+                       " (inferred from its native stack): its CPU use was not counted as progress");
   }
   if (facts.host_function && facts.host_function->inferred) {
     inferred.push_back(who + " runs a host function that calls into Python: inferred from driver frames below " +

@@ -187,6 +187,16 @@ class Builder {
            false, "board: pending host function");
       return;  // the oldest pending one is the first in line
     }
+    // A host function inferred from a callback thread's frames (a ctypes or peer trampoline on the
+    // real driver) has no known stream; when nothing on the board provides this stream, it may.
+    for (const ThreadFacts& runner : facts_.threads) {
+      if (!runner.host_function || !runner.host_function->inferred || runner.host_function->record.stream != 0) continue;
+      if (runner.exited) continue;
+      edge(node.id, thread_node(runner), EdgeRelation::WaitsFor,
+           node.label + " presumably waits for " + describe_host_function(runner.host_function->record) + " on " +
+               runner.label() + " (its stream is not known)",
+           true, "the only host functions seen running have no recorded stream");
+    }
   }
 
   void event_providers(const WaitNode& node) {

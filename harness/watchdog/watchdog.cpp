@@ -20,7 +20,11 @@ Watchdog::Watchdog(pid_t pid, board::Board& board, WatchdogOptions options)
       options_(options),
       detector_(HangDetector::Options{
           static_cast<std::uint64_t>(std::chrono::nanoseconds(options.effective_quiet()).count()),
-          options.cpu_progress_fraction}) {}
+          options.cpu_progress_fraction}),
+      spin_check_(pid, reader_,
+                  options.under_valgrind ? options.spin_check_timeout * options.valgrind_factor
+                                         : options.spin_check_timeout),
+      trace_(options.trace_path) {}
 
 std::optional<Detection> Watchdog::tick() { return tick(board::monotonic_ns()); }
 
@@ -37,6 +41,19 @@ std::vector<ThreadActivity> Watchdog::sample_threads() {
   return activities;
 }
 
+void Watchdog::check_for_driver_spins(std::uint64_t now_ns, std::vector<ThreadActivity>& activities) {
+  std::vector<int> tids = detector_.threads_to_check(now_ns, activities);
+  spin_checked_ = !tids.empty();
+  if (tids.empty()) return;
+  std::map<int, std::string> found = spin_check_.check(tids);
+  for (ThreadActivity& activity : activities) {
+    auto result = found.find(activity.tid);
+    if (result == found.end()) continue;
+    activity.stack_checked = true;
+    activity.spinning_in = result->second;
+  }
+}
+
 std::optional<Detection> Watchdog::tick(std::uint64_t now_ns) {
   if (detected_) return std::nullopt;
   if (reader_.crash()) {
@@ -47,15 +64,29 @@ std::optional<Detection> Watchdog::tick(std::uint64_t now_ns) {
     return detection;
   }
   if (detector_.observe_progress(now_ns, ProgressSample{reader_.progress(), reader_.device_busy_until_ns()})) {
+    trace_.progress(now_ns);
     return std::nullopt;
   }
   auto interval = static_cast<std::uint64_t>(std::chrono::nanoseconds(options_.thread_sample_interval).count());
   if (last_thread_sample_ns_ != 0 && now_ns < last_thread_sample_ns_ + interval) return std::nullopt;
   last_thread_sample_ns_ = now_ns;
-  HangVerdict verdict = detector_.observe_threads(now_ns, sample_threads());
+  std::vector<ThreadActivity> activities = sample_threads();
+  check_for_driver_spins(now_ns, activities);
+  HangVerdict verdict = detector_.observe_threads(now_ns, activities);
+  if (trace_.on()) {
+    const std::map<int, std::string> none;
+    trace_.sample(now_ns, activities, spin_checked_ ? spin_check_.last_missing() : none,
+                  spin_checked_ ? spin_check_.last_frames() : none, verdict);
+  }
   if (!verdict.hung) return std::nullopt;
   Detection detection = snapshot_now(DetectionKind::Hang);
   detection.detected_ns = now_ns;
+  for (const ThreadActivity& activity : activities) {
+    if (activity.spinning_in.empty()) continue;
+    for (ThreadSnapshot& thread : detection.snapshot.threads) {
+      if (thread.tid == activity.tid) thread.spinning_in = activity.spinning_in;
+    }
+  }
   detection.blocked_tids = std::move(verdict.blocked_tids);
   detected_ = true;
   return detection;

@@ -9,6 +9,7 @@
 #include <chrono>
 #include <cstdint>
 #include <optional>
+#include <string>
 #include <vector>
 
 #include "harness/board/board_layout.h"
@@ -16,6 +17,8 @@
 #include "harness/watchdog/hang_detector.h"
 #include "harness/watchdog/snapshot.h"
 #include "harness/watchdog/snapshot_taker.h"
+#include "harness/watchdog/spin_check.h"
+#include "harness/watchdog/watchdog_trace.h"
 
 namespace gilsan::watchdog {
 
@@ -29,6 +32,10 @@ struct WatchdogOptions {
   unsigned valgrind_factor = kDefaultValgrindFactor;
   std::chrono::milliseconds thread_sample_interval{20};
   double cpu_progress_fraction = 0.2;
+  // How long a stack check waits for a busy thread to answer the sampling signal (spin_check.h);
+  // multiplied by valgrind_factor under valgrind, like the quiet period.
+  std::chrono::milliseconds spin_check_timeout{50};
+  std::string trace_path;  // non-empty: a line-per-sample trace of the detector (watchdog_trace.h)
   SnapshotOptions snapshot;
 
   std::chrono::milliseconds effective_quiet() const { return under_valgrind ? quiet * valgrind_factor : quiet; }
@@ -62,11 +69,16 @@ class Watchdog {
 
  private:
   std::vector<ThreadActivity> sample_threads();
+  // Reads the stacks of the threads the detector names and fills their stack_checked / spinning_in.
+  void check_for_driver_spins(std::uint64_t now_ns, std::vector<ThreadActivity>& activities);
 
   pid_t pid_;
   board::BoardReader reader_;
   WatchdogOptions options_;
   HangDetector detector_;
+  DriverSpinCheck spin_check_;
+  bool spin_checked_ = false;  // the stack check ran at this sample (its last_* maps are current)
+  WatchdogTrace trace_;
   std::uint64_t last_thread_sample_ns_ = 0;
   bool detected_ = false;
 };

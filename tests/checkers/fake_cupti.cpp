@@ -151,4 +151,18 @@ CUresult FakeCupti::end_capture(CUstream stream, CUgraph* graph) {
                        [this](const cuStreamEndCapture_params& p) { return sim_.end_capture(p.hStream, p.phGraph); });
 }
 
+int FakeCupti::runtime_call(std::uint32_t callback_id, const char* symbol, const std::function<int()>& body) {
+  std::uint64_t correlation = 0;
+  CUcontext current = nullptr;
+  sim_.context_get_current(&current);
+  inject::DriverApiCallback callback{true, callback_id, symbol, nullptr, nullptr, current, &correlation};
+  callback.domain = inject::ApiDomain::runtime;
+  if (handler_ != nullptr) handler_->on_runtime_api(callback);
+  const int result = body();
+  callback.entering = false;
+  callback.result = &result;
+  if (handler_ != nullptr) handler_->on_runtime_api(callback);
+  return result;
+}
+
 }  // namespace gilsan::checkers::testing

@@ -10,6 +10,9 @@
 
 #include <cuda.h>
 
+#include <cstdint>
+#include <functional>
+
 #include "checkers/inject/inject_handler.h"
 
 namespace gilsan::checkers::testing {
@@ -59,6 +62,11 @@ class FakeCupti {
   CUresult graph_add_host_node(CUgraphNode* node, CUgraph graph, const CUDA_HOST_NODE_PARAMS* params);
   CUresult begin_capture(CUstream stream, CUstreamCaptureMode mode);
   CUresult end_capture(CUstream stream, CUgraph* graph);
+  // A CUDA runtime call (CUPTI's runtime-API domain, `callback_id` a CUpti_runtime_api_trace_cbid,
+  // `symbol` as CUPTI names it, e.g. "cudaMalloc_v3020"): its entry callback, then `body` (which may
+  // make driver calls through this fake, as the runtime does), then its exit callback with the
+  // cudaError_t `body` returns.
+  int runtime_call(std::uint32_t callback_id, const char* symbol, const std::function<int()>& body);
 
   const SimCalls& sim() const { return sim_; }
   bool honour_rewrites() const { return honour_rewrites_; }

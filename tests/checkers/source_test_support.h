@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "checkers/core/sanitizer.h"
+#include "checkers/inject/inject_runtime.h"
 #include "checkers/sources/profile_behaviour.h"
 #include "checkers/sources/thread_identity.h"
 #include "tests/checkers/sanitizer_test_support.h"
@@ -19,8 +20,13 @@ namespace gilsan::checkers::testing {
 
 // A Sanitizer with every checker on and a RecordingSink; `suppressions_text` as a file would hold.
 struct RecordingSanitizer {
-  explicit RecordingSanitizer(std::string_view suppressions_text = "") {
+  // `stacks`: the injected mode's native stacks (capture_injected_stack), else none.
+  explicit RecordingSanitizer(std::string_view suppressions_text = "", bool stacks = false) {
     SanitizerConfig config;
+    if (stacks) {
+      config.capture_stack = inject::capture_injected_stack;
+      config.symbolize_stack = inject::symbolize_injected_stack;
+    }
     config.driver = behaviour_from_profile(load_profile_for_sources());
     config.suppressions = Suppressions::parse(suppressions_text, "test.supp");
     config.sinks.push_back(sink);

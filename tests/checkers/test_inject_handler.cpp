@@ -6,12 +6,22 @@
 #include <string>
 #include <vector>
 
+#include <cupti_runtime_cbid.h>
+
 #include "checkers/inject/call_classes.h"
 #include "checkers/inject/inject_handler.h"
 #include "checkers/sources/profile_behaviour.h"
 #include "tests/checkers/fake_cupti.h"
 #include "tests/checkers/sim_session.h"
 #include "tests/checkers/source_test_support.h"
+
+// A native host function the executable does not export (file-local, global namespace): only the
+// ELF .symtab names it, and the sanitizer's own frames (gilsan::checkers::) end above it.
+static void CUDA_CB file_local_host_function_allocates(void* fake_cupti) {
+  CUdeviceptr pointer = 0;
+  auto& cupti = *static_cast<gilsan::checkers::testing::FakeCupti*>(fake_cupti);
+  if (cupti.mem_alloc(&pointer, 64) == CUDA_SUCCESS) cupti.mem_free(pointer);
+}
 
 namespace gilsan::checkers::testing {
 namespace {
@@ -46,8 +56,8 @@ thread_local bool t_holds_gil = false;
 
 class InjectHandlerTest : public ::testing::Test {
  public:
-  explicit InjectHandlerTest(bool honour_rewrites = true, std::string_view suppressions = "")
-      : recording_(suppressions), cupti_(sim_calls(), honour_rewrites) {
+  explicit InjectHandlerTest(bool honour_rewrites = true, std::string_view suppressions = "", bool stacks = false)
+      : recording_(suppressions, stacks), cupti_(sim_calls(), honour_rewrites) {
     SimSession::get().make_current();
     inject::InjectOptions options;
     options.error_names = ErrorNames([](int code) -> const char* {
@@ -56,6 +66,9 @@ class InjectHandlerTest : public ::testing::Test {
                                                                                                   : nullptr;
     });
     options.holds_gil = [] { return std::optional<bool>(t_holds_gil); };
+    options.runtime_error_name = [](int code) -> std::string_view {
+      return code == 800 ? "cudaErrorNotPermitted" : code == 0 ? "cudaSuccess" : "";
+    };
     options.announce = [this](std::string_view line) { announced_.emplace_back(line); };
     handler_ = std::make_unique<InjectHandler>(*recording_.sanitizer, cupti_.injected_driver(),
                                                behaviour_from_profile(load_profile_for_sources()),
@@ -92,6 +105,11 @@ class DriverIgnoringRewrites : public InjectHandlerTest {
 class SuppressingInjectTest : public InjectHandlerTest {
  protected:
   SuppressingInjectTest() : InjectHandlerTest(true, "lock-order-cycle:*run_lambda(void*)\n") {}
+};
+
+class StackCapturingInjectTest : public InjectHandlerTest {
+ protected:
+  StackCapturingInjectTest() : InjectHandlerTest(true, "", true) {}
 };
 
 TEST_F(RewritingDriver, SelfTestChoosesRewriteModeAndSaysSoOnce) {
@@ -170,6 +188,75 @@ TEST_F(RewritingDriver, MemAllocInsideAHostFunctionIsReportedWithTheDriversResul
   EXPECT_EQ("cuMemAlloc", found[0].call->entry_point);  // "cuMemAlloc_v2" without its suffix
   EXPECT_EQ(static_cast<int>(inside), found[0].call->result);
   EXPECT_EQ(SimSession::get().result_name(inside), found[0].call->result_name);
+  SimSession::get().driver().cuDevicePrimaryCtxRelease(SimSession::get().device());
+}
+
+// CUDA runtime calls (CUPTI's runtime-API domain) inside a host function: the runtime may refuse
+// before it reaches the driver, so the runtime call itself is reported, with the runtime's result.
+constexpr std::uint32_t kCudaMalloc = CUPTI_RUNTIME_TRACE_CBID_cudaMalloc_v3020;
+constexpr int kCudaErrorNotPermitted = 800;
+
+TEST_F(RewritingDriver, RuntimeCallInsideAHostFunctionIsReportedWithTheRuntimesResult) {
+  start_application();
+  SimStream stream;
+  HostBody body = [&] {
+    cupti_.runtime_call(kCudaMalloc, "cudaMalloc_v3020", [] { return kCudaErrorNotPermitted; });
+  };
+  ASSERT_EQ(CUDA_SUCCESS, cupti_.launch_host_func(stream.get(), run_lambda, &body));
+  ASSERT_EQ(CUDA_SUCCESS, cupti_.stream_synchronize(stream.get()));
+  const auto found = recording_.reports_of(Checker::cuda_call_in_host_function);
+  ASSERT_EQ(1u, found.size());
+  ASSERT_TRUE(found[0].call.has_value());
+  EXPECT_EQ("cudaMalloc", found[0].call->entry_point);
+  EXPECT_EQ(kCudaErrorNotPermitted, found[0].call->result);
+  EXPECT_EQ("cudaErrorNotPermitted", found[0].call->result_name);
+  EXPECT_NE(std::string::npos, found[0].summary.find("cudaErrorNotPermitted (800)")) << found[0].summary;
+  SimSession::get().driver().cuDevicePrimaryCtxRelease(SimSession::get().device());
+}
+
+TEST_F(RewritingDriver, RuntimeCallOutsideHostFunctionsIsNotReported) {
+  start_application();
+  CUdeviceptr pointer = 0;
+  EXPECT_EQ(0, cupti_.runtime_call(kCudaMalloc, "cudaMalloc_v3020", [&] {
+    return cupti_.mem_alloc(&pointer, 64) == CUDA_SUCCESS ? 0 : 2;
+  }));
+  cupti_.mem_free(pointer);
+  EXPECT_TRUE(recording_.reports_of(Checker::cuda_call_in_host_function).empty());
+  SimSession::get().driver().cuDevicePrimaryCtxRelease(SimSession::get().device());
+}
+
+TEST_F(RewritingDriver, RuntimeCallWithItsOwnDriverCallIsReportedOnceNamingBoth) {
+  start_application();
+  SimStream stream;
+  CUresult driver_result = CUDA_SUCCESS;
+  HostBody body = [&] {
+    cupti_.runtime_call(kCudaMalloc, "cudaMalloc_v3020", [&] {
+      CUdeviceptr pointer = 0;
+      driver_result = cupti_.mem_alloc(&pointer, 64);
+      if (driver_result == CUDA_SUCCESS) cupti_.mem_free(pointer);
+      return driver_result == CUDA_SUCCESS ? 0 : kCudaErrorNotPermitted;
+    });
+  };
+  ASSERT_EQ(CUDA_SUCCESS, cupti_.launch_host_func(stream.get(), run_lambda, &body));
+  ASSERT_EQ(CUDA_SUCCESS, cupti_.stream_synchronize(stream.get()));
+  const auto found = recording_.reports_of(Checker::cuda_call_in_host_function);
+  ASSERT_EQ(1u, found.size());  // not cuMemAlloc nor cuMemFree on their own
+  ASSERT_TRUE(found[0].call.has_value());
+  EXPECT_EQ("cudaMalloc", found[0].call->entry_point);
+  EXPECT_NE(std::string::npos, found[0].summary.find("cuMemAlloc")) << found[0].summary;
+  SimSession::get().driver().cuDevicePrimaryCtxRelease(SimSession::get().device());
+}
+
+TEST_F(RewritingDriver, RuntimeErrorLookupsInsideAHostFunctionAreNotReported) {
+  start_application();
+  SimStream stream;
+  HostBody body = [&] {
+    cupti_.runtime_call(CUPTI_RUNTIME_TRACE_CBID_cudaGetErrorName_v6050, "cudaGetErrorName_v6050", [] { return 0; });
+    cupti_.runtime_call(CUPTI_RUNTIME_TRACE_CBID_cudaGetLastError_v3020, "cudaGetLastError_v3020", [] { return 0; });
+  };
+  ASSERT_EQ(CUDA_SUCCESS, cupti_.launch_host_func(stream.get(), run_lambda, &body));
+  ASSERT_EQ(CUDA_SUCCESS, cupti_.stream_synchronize(stream.get()));
+  EXPECT_TRUE(recording_.reports_of(Checker::cuda_call_in_host_function).empty());
   SimSession::get().driver().cuDevicePrimaryCtxRelease(SimSession::get().device());
 }
 
@@ -281,6 +368,37 @@ TEST(CallClasses, SuffixesArePeeledAndTheProfileDecidesBlocking) {
   EXPECT_EQ(inject::CallKind::launch_host_func, inject::classify_call("cuLaunchHostFunc_v2", behaviour).kind);
   EXPECT_TRUE(inject::classify_call("cuCtxSynchronize_v2", behaviour).versioned);
   EXPECT_FALSE(inject::classify_call("cuCtxSynchronize", behaviour).versioned);
+}
+
+TEST_F(StackCapturingInjectTest, ReportsCarryTheCallersNativeStackAndStaticNames) {
+  start_application();
+  SimStream stream;
+  for (int run = 0; run < 3; ++run) {
+    ASSERT_EQ(CUDA_SUCCESS, cupti_.launch_host_func(stream.get(), file_local_host_function_allocates, &cupti_));
+  }
+  ASSERT_EQ(CUDA_SUCCESS, cupti_.stream_synchronize(stream.get()));
+  const auto found = recording_.reports_of(Checker::cuda_call_in_host_function);
+  ASSERT_EQ(1u, found.size());  // three runs, one report
+  ASSERT_TRUE(found[0].host_function.has_value());
+  EXPECT_EQ("file_local_host_function_allocates(void*)", found[0].host_function->callable);
+  ASSERT_FALSE(found[0].stack.empty());
+  // Named at report time, and cut where the sanitizer's and the fake CUPTI's frames end.
+  EXPECT_EQ(0u, found[0].stack[0].find("file_local_host_function_allocates(void*)+0x")) << found[0].stack[0];
+  EXPECT_NE(std::string::npos, found[0].stack[0].find("(gilsan_checkers_source_tests)")) << found[0].stack[0];
+  SimSession::get().driver().cuDevicePrimaryCtxRelease(SimSession::get().device());
+}
+
+TEST_F(StackCapturingInjectTest, EveryEdgeOfACycleHasAStack) {
+  start_application();
+  finished_callback_then_gil_held_sync(*this, cupti_, recording_);
+  const auto cycles = recording_.reports_of(Checker::lock_order_cycle);
+  ASSERT_EQ(1u, cycles.size());
+  for (const CycleEdge& edge : cycles[0].edges) {
+    ASSERT_FALSE(edge.evidence.stack.empty()) << edge.sentence;
+    EXPECT_EQ(std::string::npos, edge.evidence.stack[0].find("gilsan::checkers::inject::")) << edge.evidence.stack[0];
+    EXPECT_NE(0u, edge.evidence.stack[0].find("0x")) << edge.evidence.stack[0];  // named, not raw
+  }
+  SimSession::get().driver().cuDevicePrimaryCtxRelease(SimSession::get().device());
 }
 
 }  // namespace

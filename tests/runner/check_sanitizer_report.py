@@ -12,6 +12,8 @@ usage: check_sanitizer_report.py --report FILE [checks...] -- GILSAN run SCENARI
   --call CALL             the first report of a non-cycle checker names driver call CALL
   --suppressed N          the sanitizer suppressed N reports
   --unused TEXT           an unused suppression's pattern is TEXT
+  --stack-has TEXT        a frame of a report's stack (an edge's, for a cycle) contains TEXT; no stack
+                          may be empty (repeatable)
 """
 import json
 import subprocess
@@ -27,7 +29,7 @@ def main(argv):
     split = argv.index("--")
     checks, command = argv[:split], argv[split + 1:]
     options = {}
-    repeated = {"--checker": []}
+    repeated = {"--checker": [], "--stack-has": []}
     for i in range(0, len(checks), 2):
         option, value = checks[i], checks[i + 1]
         if option in repeated:
@@ -93,6 +95,15 @@ def main(argv):
         patterns = [entry["pattern"] for entry in document["unused_suppressions"]]
         if options["--unused"] not in patterns:
             fail(f"unused suppressions are {patterns}, expected {options['--unused']!r} among them")
+    if repeated["--stack-has"]:
+        stacks = [edge["stack"] for report in reports for edge in report.get("edges") or []]
+        stacks += [report["stack"] for report in reports if report["checker"] != "lock-order-cycle"]
+        if not stacks or any(not stack for stack in stacks):
+            fail(f"a report has no stack: {stacks}")
+        frames = [frame for stack in stacks for frame in stack]
+        for wanted in repeated["--stack-has"]:
+            if not any(wanted in frame for frame in frames):
+                fail(f"no frame contains {wanted!r}: {stacks}")
     print("CHECK PASSED")
 
 

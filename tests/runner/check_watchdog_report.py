@@ -15,7 +15,10 @@ The command must write its JSON run report to FILE (pass `--report json -o FILE`
   --host-function TEXT     the cycle's callback thread runs a host function whose description has TEXT
   --same-stream            every stream the cycle goes through is the one the main thread waits on,
                            or the one the callback thread's host function runs on
+  --contexts N             the cycle's callback threads belong to N distinct contexts, and it goes
+                           through N distinct streams (a cycle across devices)
   --finalizing             the report says the interpreter is finalizing
+  --inferred TEXT          one of the report's inferred facts contains TEXT
   --crash-signal NAME      crash record's signal, e.g. SIGSEGV
   --crash-python-frame F   the crashing thread's Python stack has function F
   --crash-native-frame T   the crashing thread's native stack has a symbol containing T
@@ -63,7 +66,7 @@ def parse(argv):
         if option in ("--call", "--gil"):
             role, _, expected = value.partition("=")
             checks[option[2:]].append((role, expected))
-        elif option in ("--report", "--outcome", "--class", "--cycle", "--host-function", "--crash-signal",
+        elif option in ("--report", "--outcome", "--class", "--cycle", "--host-function", "--crash-signal", "--contexts", "--inferred",
                         "--crash-python-frame", "--crash-native-frame"):
             checks[option[2:]] = value
         else:
@@ -161,6 +164,16 @@ def main(argv):
                    if edge[end].startswith("stream:")}
         if not streams or not streams <= allowed:
             fail(f"cycle streams {sorted(streams)}, expected among {sorted(allowed)}")
+    if "contexts" in checks:
+        in_cycle = [threads[nodes[edge["from"]]["tid"]] for edge in cycle
+                    if nodes[edge["from"]]["kind"] == "thread" and nodes[edge["from"]]["tid"] in threads]
+        contexts = {t["role"].rsplit(" ", 1)[1] for t in in_cycle if t["role"].startswith("callback thread of context")}
+        streams = {edge["from"] for edge in cycle if edge["from"].startswith("stream:")}
+        if len(contexts) != int(checks["contexts"]) or len(streams) != int(checks["contexts"]):
+            fail(f"the cycle's callback threads are of contexts {sorted(contexts)} and it goes through streams "
+                 f"{sorted(streams)}; expected {checks['contexts']} of each")
+    if "inferred" in checks and not any(checks["inferred"] in fact for fact in report["inferred"]):
+        fail(f"no inferred fact has {checks['inferred']!r}: {report['inferred']}")
     if checks.get("finalizing") and not report["interpreter_finalizing"]["value"]:
         fail("the report does not say the interpreter is finalizing")
 

@@ -262,6 +262,51 @@ TEST(Classifier, FinalizationWhenAGilHolderWaitsForWorkNoThreadRuns) {
   EXPECT_NE(result.inferred.back().find("holds the GIL during finalization"), std::string::npos);
 }
 
+// The real driver with a ctypes host function at exit, as measured on the H200 (580.159.04, Python
+// 3.12): the callback thread is alive in PyGILState_Ensure under libcuda frames, but nothing recorded
+// which stream its host function belongs to; the GIL holder's stream can only be waiting for it.
+Snapshot gil_holder_and_unrecorded_callback(bool finalizing, bool board_knows_the_streams_host_function = false) {
+  SnapshotBuilder builder;
+  ThreadSnapshot& main_thread = builder.board_thread(kMain, Role::Main);
+  main_thread.board->gil_state = GilState::Holds;
+  main_thread.board->calls.push_back(call("cuStreamSynchronize", kStream1));
+  main_thread.native_stack = {frame("", "/usr/lib/libcuda.so.1"), frame("cuStreamSynchronize", "/usr/lib/libcuda.so.1"),
+                              frame("_PyEval_EvalFrameDefault", "/usr/lib/libpython3.12.so")};
+  if (finalizing) main_thread.native_stack.push_back(frame("Py_FinalizeEx", "/usr/lib/libpython3.12.so"));
+  ThreadSnapshot& callback = builder.plain_thread(kCallback);
+  callback.native_stack = {frame("pthread_cond_timedwait", "/lib/libc.so.6"),
+                           frame("PyEval_RestoreThread", "/usr/lib/libpython3.12.so"),
+                           frame("PyGILState_Ensure", "/usr/lib/libpython3.12.so"),
+                           frame("", "/usr/lib/python3.12/lib-dynload/_ctypes.so"), frame("", "/usr/lib/libcuda.so.1")};
+  if (board_knows_the_streams_host_function) {
+    ThreadSnapshot& other = builder.board_thread(kOther, Role::DriverCallback, kContext);
+    other.board->host_functions.push_back(host_function(7, kStream1));
+  }
+  return builder.snapshot();
+}
+
+TEST(Classifier, FinalizationThroughACallbackWhoseStreamIsUnrecorded) {
+  Classification result = run(gil_holder_and_unrecorded_callback(true));
+  EXPECT_EQ(result.deadlock_class, DeadlockClass::Finalization);
+  EXPECT_EQ(result.cycle.size(), 4u);
+  EXPECT_TRUE(cycle_has(result, "thread:" + std::to_string(kCallback)));
+  EXPECT_TRUE(cycle_has(result, "gil"));
+  EXPECT_TRUE(result.facts.finalizing_inferred);
+}
+
+TEST(Classifier, GilDriverInversionThroughACallbackWhoseStreamIsUnrecorded) {
+  Classification result = run(gil_holder_and_unrecorded_callback(false));
+  EXPECT_EQ(result.deadlock_class, DeadlockClass::GilDriverInversion);
+  EXPECT_EQ(inferred_in_cycle(result), 2u);  // the stream's host function and the callback's GIL wait
+}
+
+// A host function recorded on another stream is not taken for the unrecorded one.
+TEST(Classifier, AnUnrecordedStreamIsNotGuessedWhenTheBoardKnowsTheStreamsHostFunction) {
+  Snapshot snapshot = gil_holder_and_unrecorded_callback(false, true);
+  Classification result = run(snapshot);
+  EXPECT_FALSE(cycle_has(result, "thread:" + std::to_string(kCallback)));
+}
+
 // The same waits outside finalization are a stalled GPU, not a finalization hang.
 TEST(Classifier, AGilHolderWaitingForStalledWorkIsAGpuStallBeforeFinalization) {
   SnapshotBuilder builder;

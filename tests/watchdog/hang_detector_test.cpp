@@ -107,6 +107,95 @@ TEST(HangDetector, ABlockedThreadSpinningDoesNotHideTheHang) {
   EXPECT_TRUE(hang.observe_threads(510 * kMs, {spinner}).hung);
 }
 
+// A thread that uses a whole CPU from 0 on: `cpu_ns` equals the time.
+ThreadActivity busy(int tid, std::uint64_t now_ns) {
+  ThreadActivity activity = thread(tid, Blocking::None);
+  activity.cpu_ns = now_ns;
+  return activity;
+}
+
+// What the Watchdog does between threads_to_check() and observe_threads(): the stack check's result.
+ThreadActivity checked(ThreadActivity activity, std::string driver_entry_point) {
+  activity.stack_checked = true;
+  activity.spinning_in = std::move(driver_entry_point);
+  return activity;
+}
+
+TEST(HangDetector, ASpinInADriverCallIsNotProgress) {
+  HangDetector hang = detector();
+  hang.observe_progress(0, counters(1));
+  ThreadActivity callback = thread(2, Blocking::Strong, 1, "gil");
+  for (std::uint64_t t = 20; t < 500; t += 20) {
+    EXPECT_TRUE(hang.threads_to_check(t * kMs, {busy(1, t * kMs), callback}).empty());  // counters quiet < 500 ms
+    EXPECT_FALSE(hang.observe_threads(t * kMs, {busy(1, t * kMs), callback}).hung);    // computing, as far as known
+  }
+  EXPECT_EQ(hang.threads_to_check(500 * kMs, {busy(1, 500 * kMs), callback}), std::vector<int>{1});
+  // Blocked since the counters last moved, not since the check: detected at the first check.
+  HangVerdict verdict = hang.observe_threads(500 * kMs, {checked(busy(1, 500 * kMs), "cuStreamSynchronize"), callback});
+  EXPECT_TRUE(verdict.hung);
+  EXPECT_EQ(verdict.blocked_tids, std::vector<int>{1});  // the callback's wait began 1 ns later
+  EXPECT_EQ(hang.last_progress_ns(), 0u);
+}
+
+TEST(HangDetector, ASpinCountsFromTheLastCheckThatSawTheThreadComputingElsewhere) {
+  HangDetector hang = detector();
+  hang.observe_progress(0, counters(1));
+  ThreadActivity callback = thread(2, Blocking::Strong, 1, "gil");
+  for (std::uint64_t t = 20; t < 500; t += 20) hang.observe_threads(t * kMs, {busy(1, t * kMs), callback});
+  EXPECT_FALSE(hang.observe_threads(500 * kMs, {checked(busy(1, 500 * kMs), ""), callback}).hung);  // real work
+  EXPECT_EQ(hang.last_progress_ns(), 500 * kMs);
+  for (std::uint64_t t = 520; t < 1000; t += 20) {
+    EXPECT_EQ(hang.threads_to_check(t * kMs, {busy(1, t * kMs), callback}), std::vector<int>{1});
+    EXPECT_FALSE(hang.observe_threads(t * kMs, {checked(busy(1, t * kMs), "cuStreamSynchronize"), callback}).hung);
+  }
+  EXPECT_TRUE(hang.observe_threads(1000 * kMs, {checked(busy(1, 1000 * kMs), "cuStreamSynchronize"), callback}).hung);
+}
+
+TEST(HangDetector, ASpinnerThatLeavesTheDriverComputesAgain) {
+  HangDetector hang = detector();
+  hang.observe_progress(0, counters(1));
+  ThreadActivity callback = thread(2, Blocking::Strong, 1, "gil");
+  hang.observe_threads(450 * kMs, {busy(1, 450 * kMs), callback});
+  hang.observe_threads(500 * kMs, {checked(busy(1, 500 * kMs), ""), callback});
+  hang.observe_threads(600 * kMs, {checked(busy(1, 600 * kMs), "cuMemcpyDtoH"), callback});
+  // A known spinner is checked again even when it used little CPU in between (descheduled).
+  ThreadActivity idle_spinner = busy(1, 600 * kMs);
+  EXPECT_EQ(hang.threads_to_check(700 * kMs, {idle_spinner, callback}), std::vector<int>{1});
+  EXPECT_FALSE(hang.observe_threads(700 * kMs, {checked(busy(1, 700 * kMs), ""), callback}).hung);
+  EXPECT_EQ(hang.last_progress_ns(), 700 * kMs);
+  EXPECT_FALSE(hang.observe_threads(1100 * kMs, {checked(busy(1, 1100 * kMs), ""), callback}).hung);
+  EXPECT_EQ(hang.last_progress_ns(), 1100 * kMs);
+}
+
+TEST(HangDetector, AComputingThreadBesideASpinnerIsStillProgress) {
+  HangDetector hang = detector();
+  hang.observe_progress(0, counters(1));
+  ThreadActivity callback = thread(2, Blocking::Strong, 1, "gil");
+  hang.observe_threads(480 * kMs, {busy(1, 480 * kMs), busy(3, 480 * kMs), callback});
+  EXPECT_EQ(hang.threads_to_check(500 * kMs, {busy(1, 500 * kMs), busy(3, 500 * kMs), callback}),
+            (std::vector<int>{1, 3}));
+  for (std::uint64_t t = 500; t <= 1500; t += 20) {
+    EXPECT_FALSE(hang.observe_threads(t * kMs, {checked(busy(1, t * kMs), "cuStreamSynchronize"),
+                                                checked(busy(3, t * kMs), ""), callback})
+                     .hung);
+    EXPECT_EQ(hang.last_progress_ns(), t * kMs);
+  }
+  // Once the worker stops, the spinner is blocked from the worker's last computation on.
+  ThreadActivity stopped = busy(3, 1500 * kMs);
+  EXPECT_FALSE(hang.observe_threads(1520 * kMs, {checked(busy(1, 1520 * kMs), "cuStreamSynchronize"), stopped, callback}).hung);
+  EXPECT_TRUE(hang.observe_threads(2000 * kMs, {checked(busy(1, 2000 * kMs), "cuStreamSynchronize"), stopped, callback}).hung);
+}
+
+TEST(HangDetector, CounterProgressForgetsSpinners) {
+  HangDetector hang = detector();
+  hang.observe_progress(0, counters(1));
+  hang.observe_threads(480 * kMs, {busy(1, 480 * kMs)});
+  hang.observe_threads(500 * kMs, {checked(busy(1, 500 * kMs), "cuStreamSynchronize")});
+  EXPECT_TRUE(hang.observe_progress(510 * kMs, counters(2)));
+  EXPECT_TRUE(hang.threads_to_check(520 * kMs, {busy(1, 520 * kMs)}).empty());
+  EXPECT_FALSE(hang.observe_threads(520 * kMs, {busy(1, 520 * kMs)}).hung);
+}
+
 TEST(HangDetector, ANewWaitStartsItsOwnClock) {
   HangDetector hang = detector();
   hang.observe_progress(0, counters(1));
