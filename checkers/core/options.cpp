@@ -6,7 +6,7 @@ namespace gilsan::checkers {
 namespace {
 
 std::string known_keys() {
-  std::string keys = "halt_on_error, exitcode, report_path, suppressions";
+  std::string keys = "halt_on_error, exitcode, report_path, suppressions, stats";
   for (Checker checker : kAllCheckers) keys += ", " + option_key(checker);
   return keys;
 }
@@ -54,6 +54,8 @@ Options parse_options(std::string_view text, const Options& defaults, std::strin
       options.report_path = path();
     } else if (key == "suppressions") {
       options.suppressions = path();
+    } else if (key == "stats") {
+      options.stats = flag();
     } else {
       bool known = false;
       for (Checker checker : kAllCheckers) {

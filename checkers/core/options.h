@@ -27,6 +27,9 @@ struct Options {
   int exitcode = 66;           // the exit code when there were unsuppressed reports
   std::string report_path;     // JSON report file; empty: none
   std::string suppressions;    // suppression file; empty: none
+  // Print at exit how long the sanitizer's own code took per event (libgilsan_inject.so: its CUPTI
+  // callbacks and its host-function wrapper), to tell its cost from CUPTI's and the driver's.
+  bool stats = false;
   std::array<bool, kAllCheckers.size()> enabled = {true, true, true, true, true, true};
 
   bool is_enabled(Checker checker) const { return enabled[static_cast<std::size_t>(checker)]; }

@@ -33,15 +33,23 @@ void CUPTIAPI on_callback(void* user, CUpti_CallbackDomain domain, CUpti_Callbac
   callback.result = static_cast<const int*>(info->functionReturnValue);
   callback.context = info->context;
   callback.correlation = info->correlationData;
+  auto& runtime = *static_cast<InjectRuntime*>(user);
+  const auto start = runtime.stats ? gilsan::checkers::inject::OwnTimeStats::Clock::now()
+                                   : gilsan::checkers::inject::OwnTimeStats::Clock::time_point();
   try {
-    auto& handler = *static_cast<InjectRuntime*>(user)->handler;
     if (callback.domain == gilsan::checkers::inject::ApiDomain::runtime) {
-      handler.on_runtime_api(callback);
+      runtime.handler->on_runtime_api(callback);
     } else {
-      handler.on_driver_api(callback);
+      runtime.handler->on_driver_api(callback);
     }
   } catch (...) {
     // Out of memory inside a driver callback: nothing may unwind into the driver.
+  }
+  if (runtime.stats) {
+    const auto took = gilsan::checkers::inject::OwnTimeStats::Clock::now() - start;
+    const bool launch = domain == CUPTI_CB_DOMAIN_DRIVER_API && (id == CUPTI_DRIVER_TRACE_CBID_cuLaunchHostFunc ||
+                                                                 id == CUPTI_DRIVER_TRACE_CBID_cuLaunchHostFunc_ptsz);
+    launch ? runtime.stats->add_launch_callback(took) : runtime.stats->add_other_callback(took);
   }
 }
 

@@ -3,9 +3,26 @@
 // a host function without taking a lock.
 #pragma once
 
+#include <cstdint>
+#include <optional>
 #include <string_view>
 
+#include "checkers/core/handles.h"
+
 namespace gilsan::checkers::inject {
+
+struct WrappedHostFunction;
+
+// A host function's begin a thread sent to the Sanitizer while holding nothing else: a later one
+// with the same signature adds nothing to the model unless something happens inside it
+// (InjectHandler::wrapped_begin).
+struct SentBegin {
+  std::uint64_t handler = 0;  // the handler's instance; 0: none sent yet
+  std::uint64_t epoch = 0;    // the handler's model epoch then (streams and contexts destroyed since)
+  Handle context = 0;
+  std::optional<Handle> stream;
+  HostFunctionKind kind = HostFunctionKind::native;
+};
 
 // A CUDA runtime call made inside a host function, from its entry callback to its exit callback.
 // The driver calls the runtime makes for it are reported as part of it, not on their own.
@@ -26,6 +43,14 @@ struct HandlerThreadState {
   static constexpr int kRuntimeFrames = 4;
   RuntimeCallFrame runtime_calls[kRuntimeFrames];
   int runtime_depth = 0;
+  // The signatures of the last few begins sent (a callback thread serving several streams alternates
+  // between them), replaced in turn.
+  static constexpr int kSentBegins = 8;
+  SentBegin sent_begins[kSentBegins];
+  int next_sent_begin = 0;
+  // The running host function whose begin (and so end) is held back: sent at the thread's next
+  // callback inside it, else dropped with its end.
+  const WrappedHostFunction* held_back_begin = nullptr;
 };
 
 inline HandlerThreadState& handler_thread_state() {

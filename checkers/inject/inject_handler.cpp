@@ -1,6 +1,7 @@
 #include "checkers/inject/inject_handler.h"
 
 #include <cstdint>
+#include <utility>
 
 #include "checkers/inject/call_params.h"
 #include "checkers/inject/handler_thread_state.h"
@@ -73,10 +74,12 @@ InjectHandler::~InjectHandler() = default;
 
 void InjectHandler::on_driver_api(DriverApiCallback& callback) {
   const CallClass& call = classes_.get(callback.callback_id, callback.symbol);
-  if (handler_thread_state().quiet > 0) {
+  HandlerThreadState& thread = handler_thread_state();
+  if (thread.quiet > 0) {
     if (callback.entering && call.kind == CallKind::launch_host_func) rewrite_self_test_launch(callback);
     return;
   }
+  if (thread.held_back_begin != nullptr) send_held_back_begin(thread);
   if (callback.entering) {
     on_enter(call, callback);
   } else {
@@ -163,9 +166,11 @@ void InjectHandler::note_success(const CallClass& call, DriverApiCallback& callb
       waits_.event_destroyed(*target.event);
       break;
     case CallKind::stream_destroy:
+      ++model_epoch_;
       sanitizer_.stream_destroyed(target.context, *target.stream);
       break;
     case CallKind::context_destroy:
+      ++model_epoch_;
       sanitizer_.context_destroyed(target.context);
       break;
     case CallKind::capture_begin:
@@ -184,6 +189,7 @@ void InjectHandler::note_success(const CallClass& call, DriverApiCallback& callb
 void InjectHandler::on_runtime_api(const DriverApiCallback& callback) {
   HandlerThreadState& thread = handler_thread_state();
   if (thread.quiet > 0) return;
+  if (thread.held_back_begin != nullptr) send_held_back_begin(thread);
   // Outside a host function a runtime call is of no interest: the driver calls it makes are seen
   // on their own. Inside one, no frame is pushed for an error lookup, at entry or at exit.
   if (callback.entering ? thread.host_function_depth == 0 : thread.runtime_depth == 0) return;
@@ -244,7 +250,14 @@ void InjectHandler::enter_runtime_call(RuntimeCallFrame& frame, DriverCallEnter 
 
 WrappedHostFunction* InjectHandler::make_record(CUhostFn function, void* user_data, Handle context,
                                                 std::optional<Handle> stream, bool one_shot) {
-  auto record = std::make_unique<WrappedHostFunction>();
+  std::unique_ptr<WrappedHostFunction> lasting;
+  WrappedHostFunction* record = nullptr;
+  if (one_shot) {
+    record = record_pool_.take();  // finished by release_record, by its run (and maybe the exit callback)
+  } else {
+    lasting = std::make_unique<WrappedHostFunction>();
+    record = lasting.get();
+  }
   record->handler = this;
   record->user_function = function;
   record->user_data = user_data;
@@ -252,10 +265,10 @@ WrappedHostFunction* InjectHandler::make_record(CUhostFn function, void* user_da
   record->code = &code_of(function);
   record->context = context;
   record->stream = stream;
-  if (one_shot) return record.release();  // freed by release_record, by its run and the exit callback
+  if (one_shot) return record;
   std::lock_guard lock(records_mutex_);
-  lasting_records_.push_back(std::move(record));
-  return lasting_records_.back().get();
+  lasting_records_.push_back(std::move(lasting));
+  return record;
 }
 
 const HostFunctionCode& InjectHandler::code_of(CUhostFn function) {
@@ -293,10 +306,16 @@ bool InjectHandler::stream_is_capturing(CUstream stream) const {
   return status != CU_STREAM_CAPTURE_STATUS_NONE;
 }
 
+// The launch's correlation slot holds the record, with this bit set when the API-exit callback
+// holds a reference to it: only then may the exit callback read it after a successful launch, since
+// the run may already have finished it. (Records are aligned to 64 bytes: the bit is free.)
+constexpr std::uintptr_t kExitHoldsRecord = 1;
+
 void InjectHandler::wrap_stream_launch(const CallClass& call, DriverApiCallback& callback) {
+  if (callback.correlation == nullptr) return;  // no slot to pair the exit with: left unwrapped
+  *callback.correlation = 0;  // the exit callback's "nothing wrapped"
   const LaunchHostFuncArgs args = launch_host_func_args(callback.params);
   if (*args.function == nullptr) return;  // the driver refuses it; nothing will run
-  if (callback.correlation == nullptr) return;  // no slot to pair the exit with: left unwrapped
   if (mode() == WrapMode::undecided) ensure_self_test(static_cast<CUcontext>(callback.context));
   const CUstream stream = launch_stream(call, *args.stream);
   // Launched into a capture, it becomes a graph node: it runs once per graph launch, on whatever
@@ -306,28 +325,39 @@ void InjectHandler::wrap_stream_launch(const CallClass& call, DriverApiCallback&
       one_shot ? std::optional<Handle>(stream_handle(call, *args.stream)) : std::nullopt;
   WrappedHostFunction* record =
       make_record(*args.function, *args.user_data, as_handle(callback.context), runs_on, one_shot);
-  if (mode() == WrapMode::rewrite) {
+  const bool rewrite = mode() == WrapMode::rewrite;
+  // The exit callback needs the record after a successful launch only to enqueue the end marker or
+  // to report host_function_enqueued; otherwise the run is its only holder, and the exit callback
+  // touches it only when the launch failed (then nothing runs it).
+  const bool exit_holds = !rewrite || (one_shot && options_.report_enqueued);
+  record->references.store(exit_holds ? 2 : 1, std::memory_order_relaxed);
+  if (rewrite) {
     *args.function = run_wrapped_host_function;
     *args.user_data = record;
   } else if (driver_.launch_host_func == nullptr) {
-    if (one_shot) delete record;  // no way to enqueue markers: the host function goes unseen
+    if (one_shot) discard_record(record);  // no markers: the host function goes unseen
     return;
   } else {
     QuietScope quiet;
     record->between_markers = true;
     if (driver_.launch_host_func(stream, run_begin_marker, record) != CUDA_SUCCESS) {
-      if (one_shot) delete record;  // nobody else has it
-      record = nullptr;
+      if (one_shot) discard_record(record);  // nobody else has it
+      return;
     }
   }
-  *callback.correlation = reinterpret_cast<std::uintptr_t>(record);
+  *callback.correlation = reinterpret_cast<std::uintptr_t>(record) | (exit_holds ? kExitHoldsRecord : 0);
 }
 
 void InjectHandler::finish_stream_launch(const CallClass& call, DriverApiCallback& callback) {
-  if (callback.correlation == nullptr) return;
-  auto* record = reinterpret_cast<WrappedHostFunction*>(*callback.correlation);
-  if (record == nullptr) return;
+  if (callback.correlation == nullptr || *callback.correlation == 0) return;
+  const std::uintptr_t correlation = static_cast<std::uintptr_t>(*callback.correlation);
+  auto* record = reinterpret_cast<WrappedHostFunction*>(correlation & ~kExitHoldsRecord);
   const bool launched = callback.result != nullptr && *callback.result == CUDA_SUCCESS;
+  if (!(correlation & kExitHoldsRecord)) {
+    // The run holds the only reference; it will not run if the launch failed.
+    if (!launched) release_record(record);
+    return;
+  }
   bool will_run = launched;
   if (record->between_markers) {
     // The begin marker is queued: the end marker must follow even if the user's launch failed, or
@@ -376,22 +406,71 @@ void InjectHandler::wrap_graph_node(const CallClass& call, DriverApiCallback& ca
   }
 }
 
-void InjectHandler::wrapped_begin(const WrappedHostFunction& record) {
-  ++handler_thread_state().host_function_depth;
-  if (record.self_test) {
-    self_test_wrapper_ran_.store(true);
-    return;
+// Repeated host functions. A host function's begin and end change the model only the first time a
+// thread runs one of its signature (context, stream, kind) while holding nothing else (remembered
+// for the thread's last few signatures, HandlerThreadState::sent_begins): they add the
+// edges from its completions to the callback thread (and to the GIL for a Python one), which are
+// never removed; after the end the thread's state is as before the begin. So a later host function
+// of the same signature, in which the thread makes no call the handler sees, adds nothing: its
+// begin is held back, and dropped with its end. Any callback the thread gets while it runs sends the
+// begin first, so that the call is made holding what it should. Not done when the begin feeds
+// something besides the graph: the board (the watchdog shows each running host function) or the
+// pending lists of gil-held-blocking-call.
+bool InjectHandler::adds_nothing(const WrappedHostFunction& record, const HandlerThreadState& thread) const {
+  if (options_.write_board || options_.report_enqueued || thread.host_function_depth != 1) return false;
+  const std::uint64_t epoch = model_epoch_.load(std::memory_order_acquire);
+  for (const SentBegin& sent : thread.sent_begins) {
+    if (sent.handler == instance_ && sent.epoch == epoch && sent.context == record.context &&
+        sent.stream == record.stream && sent.kind == record.code->kind) {
+      return true;
+    }
   }
+  return false;
+}
+
+void InjectHandler::send_begin(const WrappedHostFunction& record, HandlerThreadState& thread) {
+  const std::uint64_t epoch = model_epoch_.load(std::memory_order_acquire);
   thread_local HostFunctionBegin event;  // see describe_into; the Sanitizer copies what it keeps
   event.thread = current_thread_id();
   describe_into(record, event.host_function);
   sanitizer_.host_function_begin(event);
   if (options_.write_board) board::begin_host_function(board_info(record));
+  if (thread.host_function_depth == 1) {
+    thread.sent_begins[thread.next_sent_begin] = SentBegin{instance_, epoch, record.context, record.stream,
+                                                           record.code->kind};
+    thread.next_sent_begin = (thread.next_sent_begin + 1) % HandlerThreadState::kSentBegins;
+  }
+}
+
+void InjectHandler::send_held_back_begin(HandlerThreadState& thread) {
+  const WrappedHostFunction* record = std::exchange(thread.held_back_begin, nullptr);
+  send_begin(*record, thread);
+}
+
+void InjectHandler::wrapped_begin(const WrappedHostFunction& record) {
+  HandlerThreadState& thread = handler_thread_state();
+  // A host function starting inside another (marker mode) is an event inside the outer one.
+  if (thread.held_back_begin != nullptr) send_held_back_begin(thread);
+  ++thread.host_function_depth;
+  if (record.self_test) {
+    self_test_wrapper_ran_.store(true);
+    return;
+  }
+  if (adds_nothing(record, thread)) {
+    thread.held_back_begin = &record;
+    return;
+  }
+  send_begin(record, thread);
 }
 
 void InjectHandler::wrapped_end(const WrappedHostFunction& record) {
-  --handler_thread_state().host_function_depth;
+  HandlerThreadState& thread = handler_thread_state();
+  --thread.host_function_depth;
   if (record.self_test) return;
+  if (thread.held_back_begin == &record) {
+    thread.held_back_begin = nullptr;  // nothing happened inside: neither begin nor end is news
+    return;
+  }
   sanitizer_.host_function_end(current_thread_id());
   if (options_.write_board) board::end_host_function();
 }

@@ -20,6 +20,8 @@
 #include "checkers/inject/driver_api_callback.h"
 #include "checkers/inject/handler_thread_state.h"
 #include "checkers/inject/injected_driver.h"
+#include "checkers/inject/own_time_stats.h"
+#include "checkers/inject/record_pool.h"
 #include "checkers/inject/wrapped_host_function.h"
 #include "checkers/sources/code_address.h"
 #include "checkers/sources/completion_waits.h"
@@ -46,6 +48,8 @@ struct InjectOptions {
   std::function<std::string_view(int result)> runtime_error_name;
   // Receives the one line that says which mode the library uses (stderr in a real process).
   std::function<void(std::string_view line)> announce;
+  // Where the wrapper adds its own time (GILSAN_OPTIONS stats=1); null: not timed.
+  OwnTimeStats* stats = nullptr;
 };
 
 class InjectHandler {
@@ -63,9 +67,13 @@ class InjectHandler {
   void on_runtime_api(const DriverApiCallback& callback);
 
   WrapMode mode() const { return mode_.load(std::memory_order_acquire); }
+  OwnTimeStats* stats() const { return options_.stats; }
   // Runs the self-test in `context` unless one already ran, and decides the mode. Normally called
   // by the handler itself at the exit of the first call that makes a context, or at the first wrap.
   WrapMode ensure_self_test(CUcontext context);
+
+  // Stream launches whose records are not finished yet (queued, running, or never run).
+  std::size_t records_in_flight() const { return record_pool_.in_flight(); }
 
   // For the wrapper and the markers (wrapped_host_function.cpp), on the driver's callback thread.
   void wrapped_begin(const WrappedHostFunction& record);
@@ -91,6 +99,9 @@ class InjectHandler {
   bool stream_is_capturing(CUstream stream) const;
   const HostFunctionCode& code_of(CUhostFn function);
   void announce_mode(WrapMode mode, std::string_view why);
+  void send_begin(const WrappedHostFunction& record, HandlerThreadState& thread);
+  bool adds_nothing(const WrappedHostFunction& record, const HandlerThreadState& thread) const;
+  void send_held_back_begin(HandlerThreadState& thread);
 
   Sanitizer& sanitizer_;
   const InjectedDriver driver_;
@@ -105,6 +116,9 @@ class InjectHandler {
   std::mutex self_test_mutex_;  // one self-test; later callers wait for its verdict
   std::atomic<bool> self_test_wrapper_ran_{false};
   std::atomic<bool> self_test_function_ran_{false};
+  // Bumped before a stream or context is destroyed in the Sanitizer (its pseudo-locks and edges go):
+  // a thread's last sent begin from before then no longer stands for what the model holds.
+  std::atomic<std::uint64_t> model_epoch_{0};
   WrappedHostFunction self_test_record_;  // what the self-test's launch is rewritten to run
 
   // Tells this handler's entries in code_of's thread-local cache from those of an earlier handler
@@ -112,6 +126,7 @@ class InjectHandler {
   const std::uint64_t instance_;
   std::mutex records_mutex_;
   std::vector<std::unique_ptr<WrappedHostFunction>> lasting_records_;  // graph nodes, captures
+  RecordPool record_pool_;  // one-shot records (stream launches)
   // By host function address; entries are never erased, so references to them stay valid.
   std::unordered_map<const void*, HostFunctionCode> code_;
 };

@@ -63,6 +63,7 @@ std::string start_inject_runtime(InjectRuntime& runtime, const InjectedDriver& d
     config.symbolize_stack = symbolize_injected_stack;
     DriverBehaviour behaviour = behaviour_from_profile(profile);
     const bool report_enqueued = config.options.is_enabled(Checker::gil_held_blocking_call);
+    if (config.options.stats) runtime.stats = std::make_unique<OwnTimeStats>();
     runtime.sanitizer = std::make_unique<Sanitizer>(std::move(config));
 
     InjectOptions options;
@@ -77,6 +78,7 @@ std::string start_inject_runtime(InjectRuntime& runtime, const InjectedDriver& d
     options.holds_gil = [&runtime] { return runtime.gil_probe.holds_gil(); };
     options.write_board = !environment(board::kBoardEnvironmentVariable).empty() && board::attach();
     options.announce = [](std::string_view line) { std::cerr << line << std::endl; };
+    options.stats = runtime.stats.get();
     runtime.handler = std::make_unique<InjectHandler>(*runtime.sanitizer, driver, std::move(behaviour),
                                                       std::move(options));
     return "";
@@ -89,7 +91,9 @@ std::string start_inject_runtime(InjectRuntime& runtime, const InjectedDriver& d
 
 int finish_inject_runtime(InjectRuntime& runtime) {
   if (!runtime.sanitizer) return 0;
-  return runtime.sanitizer->finish().exit_code;
+  const int exit_code = runtime.sanitizer->finish().exit_code;
+  if (runtime.stats) std::cerr << runtime.stats->summary() << std::endl;
+  return exit_code;
 }
 
 }  // namespace gilsan::checkers::inject

@@ -20,6 +20,7 @@ struct InjectRuntime {
   std::unique_ptr<Sanitizer> sanitizer;
   PythonGilProbe gil_probe;
   std::unique_ptr<InjectHandler> handler;
+  std::unique_ptr<OwnTimeStats> stats;  // GILSAN_OPTIONS stats=1; printed by finish_inject_runtime
 };
 
 // The defaults of the injected mode, before GILSAN_OPTIONS.
@@ -35,7 +36,8 @@ void symbolize_injected_stack(Stack& stack);
 // or one line saying why the sanitizer is off (a bad GILSAN_OPTIONS, an unreadable profile).
 std::string start_inject_runtime(InjectRuntime& runtime, const InjectedDriver& driver);
 
-// At process exit: finish() (the last findings, the summary on every sink), then the exit-code
+// At process exit: finish() (the last findings, the summary on every sink), the own-time line on
+// stderr with stats=1, then the exit-code
 // policy: a process that would exit 0 after unsuppressed reports exits with options.exitcode.
 int finish_inject_runtime(InjectRuntime& runtime);
 

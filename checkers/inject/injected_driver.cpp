@@ -2,23 +2,12 @@
 
 #include <dlfcn.h>
 
+#include "harness/profile/entry_point_resolver.h"
+
 namespace gilsan::checkers::inject {
 namespace {
 
 using GetProcAddress = CUresult (*)(const char*, void**, int, cuuint64_t, CUdriverProcAddressQueryResult*);
-
-template <typename Function>
-bool resolve(GetProcAddress get_proc_address, const char* name, Function& slot, std::string& missing) {
-  void* address = nullptr;
-  CUdriverProcAddressQueryResult found = CU_GET_PROC_ADDRESS_SYMBOL_NOT_FOUND;
-  if (get_proc_address(name, &address, 12000, CU_GET_PROC_ADDRESS_DEFAULT, &found) != CUDA_SUCCESS ||
-      address == nullptr) {
-    missing += missing.empty() ? name : std::string(", ") + name;
-    return false;
-  }
-  slot = reinterpret_cast<Function>(address);
-  return true;
-}
 
 }  // namespace
 
@@ -35,17 +24,22 @@ std::string resolve_loaded_driver(InjectedDriver& driver) {
   // The reference dlopen added is dropped; the driver stays loaded (it loaded us).
   ::dlclose(library);
   if (get_proc_address == nullptr) return "libcuda.so.1 has no cuGetProcAddress_v2";
-  std::string missing;
-  resolve(get_proc_address, "cuLaunchHostFunc", driver.launch_host_func, missing);
-  resolve(get_proc_address, "cuStreamCreate", driver.stream_create, missing);
-  resolve(get_proc_address, "cuStreamSynchronize", driver.stream_synchronize, missing);
-  resolve(get_proc_address, "cuStreamDestroy", driver.stream_destroy, missing);
-  resolve(get_proc_address, "cuStreamIsCapturing", driver.stream_is_capturing, missing);
-  resolve(get_proc_address, "cuCtxPushCurrent", driver.context_push, missing);
-  resolve(get_proc_address, "cuCtxPopCurrent", driver.context_pop, missing);
-  resolve(get_proc_address, "cuThreadExchangeStreamCaptureMode", driver.exchange_capture_mode, missing);
-  resolve(get_proc_address, "cuGetErrorName", driver.get_error_name, missing);
-  return missing.empty() ? std::string() : "libcuda.so.1 lacks " + missing;
+  EntryPointResolver resolver([get_proc_address](const char* name) -> void* {
+    void* address = nullptr;
+    CUdriverProcAddressQueryResult found = CU_GET_PROC_ADDRESS_SYMBOL_NOT_FOUND;
+    if (get_proc_address(name, &address, 12000, CU_GET_PROC_ADDRESS_DEFAULT, &found) != CUDA_SUCCESS) return nullptr;
+    return address;
+  });
+  resolver.resolve("cuLaunchHostFunc", driver.launch_host_func);
+  resolver.resolve("cuStreamCreate", driver.stream_create);
+  resolver.resolve("cuStreamSynchronize", driver.stream_synchronize);
+  resolver.resolve("cuStreamDestroy", driver.stream_destroy);
+  resolver.resolve("cuStreamIsCapturing", driver.stream_is_capturing);
+  resolver.resolve("cuCtxPushCurrent", driver.context_push);
+  resolver.resolve("cuCtxPopCurrent", driver.context_pop);
+  resolver.resolve("cuThreadExchangeStreamCaptureMode", driver.exchange_capture_mode);
+  resolver.resolve("cuGetErrorName", driver.get_error_name);
+  return resolver.missing().empty() ? std::string() : "libcuda.so.1 lacks " + resolver.missing_list();
 }
 
 }  // namespace gilsan::checkers::inject

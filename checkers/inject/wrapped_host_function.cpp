@@ -5,15 +5,35 @@
 namespace gilsan::checkers::inject {
 
 void release_record(WrappedHostFunction* record) {
-  if (record->one_shot && record->references.fetch_sub(1, std::memory_order_acq_rel) == 1) delete record;
+  if (!record->one_shot || record->references.fetch_sub(1, std::memory_order_acq_rel) != 1) return;
+  // A pooled slot is free now (references 0); its thread takes it again with an acquire load.
+  if (!record->pooled) delete record;
+}
+
+void discard_record(WrappedHostFunction* record) {
+  record->references.store(1, std::memory_order_relaxed);
+  release_record(record);
 }
 
 void CUDA_CB run_wrapped_host_function(void* opaque) {
   auto* record = static_cast<WrappedHostFunction*>(opaque);
-  record->handler->wrapped_begin(*record);
+  InjectHandler& handler = *record->handler;
+  OwnTimeStats* stats = record->self_test ? nullptr : handler.stats();  // the application's host functions only
+  if (stats == nullptr) {
+    handler.wrapped_begin(*record);
+    record->user_function(record->user_data);
+    handler.wrapped_end(*record);
+    release_record(record);
+    return;
+  }
+  const auto start = OwnTimeStats::Clock::now();
+  handler.wrapped_begin(*record);
+  const auto user_start = OwnTimeStats::Clock::now();
   record->user_function(record->user_data);
-  record->handler->wrapped_end(*record);
+  const auto user_end = OwnTimeStats::Clock::now();
+  handler.wrapped_end(*record);
   release_record(record);
+  stats->add_wrapper((user_start - start) + (OwnTimeStats::Clock::now() - user_end));
 }
 
 void CUDA_CB run_begin_marker(void* opaque) {

@@ -24,25 +24,33 @@ struct HostFunctionCode {
   std::string implementation;  // for HostFunction::implementation
 };
 
-struct WrappedHostFunction {
+// One cache line, aligned: pooled records sit side by side (record_pool.h), and the callback thread
+// finishing one must not disturb the line of the next, which the launching thread is filling in.
+struct alignas(64) WrappedHostFunction {
   InjectHandler* handler = nullptr;
   CUhostFn user_function = nullptr;
   void* user_data = nullptr;
   const HostFunctionCode* code = nullptr;  // owned by the handler, lives as long as it
   Handle context = 0;
   std::optional<Handle> stream;  // nullopt: a graph node's, runs on whatever stream the graph does
+  // A one-shot record is held by the function the driver runs and, when that callback still needs
+  // it after a successful launch (markers, host_function_enqueued), by the launch's API-exit
+  // callback, which may come after the run on a busy machine; the last of them finishes it.
+  std::atomic<int> references{2};
   // Runs once. False for graph host nodes and for launches into a capturing stream: a graph runs
   // them once per launch, so their records live as long as the handler.
   bool one_shot = true;
-  // A one-shot record is shared by the function the driver runs and the launch's API-exit callback,
-  // which may come after the run on a busy machine; the last of the two frees it.
-  std::atomic<int> references{2};
+  bool pooled = false;  // a slot of a RecordPool block, taken again once finished; else on the heap
   bool self_test = false;  // the start-up self-test's probe: reported to nobody
   bool between_markers = false;  // run between a begin and an end marker, not by the wrapper
 };
+static_assert(sizeof(WrappedHostFunction) == 64, "a record is one cache line");
 
-// Drops one reference to a one-shot record (see `references`); lasting records are left alone.
+// Drops one reference to a one-shot record (see `references`): the last one deletes a heap record
+// and leaves a pooled one free to be taken again. Lasting records are left alone.
 void release_record(WrappedHostFunction* record);
+// Finishes a one-shot record that nothing else holds (its launch was not made), whatever its count.
+void discard_record(WrappedHostFunction* record);
 
 void CUDA_CB run_wrapped_host_function(void* record);
 void CUDA_CB run_begin_marker(void* record);

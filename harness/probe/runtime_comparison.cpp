@@ -7,6 +7,7 @@
 
 #include "harness/probe/case_outcome.h"
 #include "harness/probe/probe_fixture.h"
+#include "harness/profile/entry_point_resolver.h"
 
 namespace gilsan::probe {
 namespace {
@@ -33,12 +34,6 @@ struct Runtime {
 };
 constexpr unsigned kRtStreamNonBlocking = 0x01;
 
-template <typename Fn>
-void resolve(void* handle, const char* symbol, Fn& out, const std::string& path) {
-  out = reinterpret_cast<Fn>(dlsym(handle, symbol));
-  if (out == nullptr) throw SetupFailure(std::string("dlsym ") + symbol + " in " + path, CUDA_ERROR_NOT_FOUND, "no-symbol");
-}
-
 Runtime load_runtime(const std::string& library) {
   std::vector<std::string> candidates = library.empty() ? default_runtime_libraries() : std::vector<std::string>{library};
   std::string tried;
@@ -51,13 +46,16 @@ Runtime load_runtime(const std::string& library) {
     }
     Runtime rt;
     rt.path = path;
-    resolve(handle, "cudaGetErrorName", rt.get_error_name, path);
-    resolve(handle, "cudaSetDevice", rt.set_device, path);
-    resolve(handle, "cudaStreamCreateWithFlags", rt.stream_create_with_flags, path);
-    resolve(handle, "cudaLaunchHostFunc", rt.launch_host_func, path);
-    resolve(handle, "cudaStreamSynchronize", rt.stream_synchronize, path);
-    resolve(handle, "cudaStreamQuery", rt.stream_query, path);
-    resolve(handle, "cudaMalloc", rt.malloc, path);
+    EntryPointResolver resolver([handle](const char* symbol) { return dlsym(handle, symbol); });
+    resolver.resolve("cudaGetErrorName", rt.get_error_name);
+    resolver.resolve("cudaSetDevice", rt.set_device);
+    resolver.resolve("cudaStreamCreateWithFlags", rt.stream_create_with_flags);
+    resolver.resolve("cudaLaunchHostFunc", rt.launch_host_func);
+    resolver.resolve("cudaStreamSynchronize", rt.stream_synchronize);
+    resolver.resolve("cudaStreamQuery", rt.stream_query);
+    resolver.resolve("cudaMalloc", rt.malloc);
+    if (!resolver.missing().empty())
+      throw SetupFailure("dlsym " + resolver.missing_list() + " in " + path, CUDA_ERROR_NOT_FOUND, "no-symbol");
     return rt;
   }
   throw SetupFailure("dlopen libcudart (tried " + tried + ")", CUDA_ERROR_NOT_FOUND, "no-runtime");

@@ -9,7 +9,6 @@
 #include "harness/watchdog/native_stacks.h"
 #include "harness/watchdog/proc_threads.h"
 #include "harness/watchdog/python_stacks.h"
-#include "harness/watchdog/symbolizer.h"
 
 namespace gilsan::watchdog {
 namespace {
@@ -41,8 +40,8 @@ std::vector<PythonThreadStack> python_stacks(pid_t pid, int signal_number, const
 
 }  // namespace
 
-Snapshot take_snapshot(pid_t pid, board::BoardReader& reader, const SnapshotOptions& options,
-                       std::uint64_t last_progress_ns) {
+Snapshot take_snapshot(pid_t pid, board::BoardReader& reader, Symbolizer& symbolizer,
+                       const SnapshotOptions& options, std::uint64_t last_progress_ns) {
   Snapshot snapshot;
   snapshot.pid = static_cast<int>(pid);
   snapshot.taken_ns = board::monotonic_ns();
@@ -59,7 +58,7 @@ Snapshot take_snapshot(pid_t pid, board::BoardReader& reader, const SnapshotOpti
   NativeStackRound native = sample_native_stacks(pid, reader, tids, crash ? crash->tid : 0,
                                                  options.native_stack_timeout);
   std::vector<PythonThreadStack> python = python_stacks(pid, reader.python_stack_signal(), options, snapshot);
-  Symbolizer symbolizer = Symbolizer::for_process(pid);
+  symbolizer.update_mappings(read_memory_maps(pid));
   board::BoardContents board = reader.read();
 
   snapshot.progress = board.progress;
@@ -108,7 +107,11 @@ Snapshot take_snapshot(pid_t pid, board::BoardReader& reader, const SnapshotOpti
                                " has no board slot, so its stack is only in the raw dump");
     }
   }
-  for (const std::string& problem : symbolizer.problems()) snapshot.notes.push_back("symbols: " + problem);
+  std::set<std::string> modules;
+  for (const ThreadSnapshot& thread : snapshot.threads) {
+    for (const NativeFrame& frame : thread.native_stack) modules.insert(frame.module);
+  }
+  for (const std::string& problem : symbolizer.problems_in(modules)) snapshot.notes.push_back("symbols: " + problem);
   return snapshot;
 }
 

@@ -9,6 +9,7 @@
 
 #include "harness/board/board_reader.h"
 #include "harness/watchdog/snapshot.h"
+#include "harness/watchdog/symbolizer.h"
 
 namespace gilsan::watchdog {
 
@@ -19,7 +20,9 @@ struct SnapshotOptions {
   int python_stack_fd = -1;  // read end of the child's faulthandler pipe; -1: no Python stacks
 };
 
-Snapshot take_snapshot(pid_t pid, board::BoardReader& reader, const SnapshotOptions& options,
-                       std::uint64_t last_progress_ns);
+// `symbolizer`: the caller's symbolizer of `pid`, kept across snapshots and stack checks so that each
+// file's symbol table is read once per run; its address map is read again here.
+Snapshot take_snapshot(pid_t pid, board::BoardReader& reader, Symbolizer& symbolizer,
+                       const SnapshotOptions& options, std::uint64_t last_progress_ns);
 
 }  // namespace gilsan::watchdog

@@ -7,8 +7,9 @@
 
 namespace gilsan::watchdog {
 
-DriverSpinCheck::DriverSpinCheck(pid_t pid, board::BoardReader& reader, std::chrono::milliseconds answer_timeout)
-    : pid_(pid), reader_(reader), answer_timeout_(answer_timeout), symbolizer_(pid, {}) {}
+DriverSpinCheck::DriverSpinCheck(pid_t pid, board::BoardReader& reader, Symbolizer& symbolizer,
+                                 std::chrono::milliseconds answer_timeout)
+    : pid_(pid), reader_(reader), symbolizer_(symbolizer), answer_timeout_(answer_timeout) {}
 
 namespace {
 

@@ -22,7 +22,10 @@ class DriverSpinCheck {
   static constexpr std::chrono::milliseconds kRetryPause{250};
   static constexpr std::chrono::milliseconds kLongestRetryPause{2000};
 
-  DriverSpinCheck(pid_t pid, board::BoardReader& reader, std::chrono::milliseconds answer_timeout);
+  // `symbolizer` is the watchdog's one symbolizer of this child, shared with its snapshots; it must
+  // outlive the check and be used from the same thread.
+  DriverSpinCheck(pid_t pid, board::BoardReader& reader, Symbolizer& symbolizer,
+                  std::chrono::milliseconds answer_timeout);
 
   // For each thread of `tids` whose native stack could be read: the driver or runtime entry point it
   // is in (normalized, e.g. "cuStreamSynchronize"), or "" when its stack shows none. Threads that
@@ -41,10 +44,10 @@ class DriverSpinCheck {
  private:
   pid_t pid_;
   board::BoardReader& reader_;
-  std::chrono::milliseconds answer_timeout_;
   // Kept across checks: libcuda's symbol table is large, and a spinning thread is checked at every
   // sample. Only the address map is read again each time.
-  Symbolizer symbolizer_;
+  Symbolizer& symbolizer_;
+  std::chrono::milliseconds answer_timeout_;
   struct Misses {
     int in_a_row = 0;
     std::chrono::steady_clock::time_point ask_again_at;

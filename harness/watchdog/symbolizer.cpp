@@ -101,9 +101,11 @@ std::vector<NativeFrame> Symbolizer::symbolize_stack(const std::vector<std::uint
   return symbolized;
 }
 
-std::vector<std::string> Symbolizer::problems() const {
+std::vector<std::string> Symbolizer::problems_in(const std::set<std::string>& modules) const {
   std::vector<std::string> list;
-  for (const auto& [path, problem] : problems_) list.push_back(problem);
+  for (const auto& [path, problem] : problems_) {
+    if (modules.contains(path)) list.push_back(problem);
+  }
   return list;
 }
 

@@ -8,6 +8,7 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -42,8 +43,10 @@ class Symbolizer {
   // frames[0] is the interrupted instruction; the rest are return addresses.
   std::vector<NativeFrame> symbolize_stack(const std::vector<std::uint64_t>& frames) const;
 
-  // Files whose symbols could not be read, with the reason (for the report's notes).
-  std::vector<std::string> problems() const;
+  // The files among `modules` (NativeFrame::module paths) whose symbols could not be read, with the
+  // reason (for a report's notes). Asked per report: a symbolizer kept across samples has also tried
+  // files that no frame of this report is in.
+  std::vector<std::string> problems_in(const std::set<std::string>& modules) const;
 
  private:
   const ElfSymbols* symbols_for(const MemoryMapping& mapping) const;

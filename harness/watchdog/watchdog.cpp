@@ -21,7 +21,8 @@ Watchdog::Watchdog(pid_t pid, board::Board& board, WatchdogOptions options)
       detector_(HangDetector::Options{
           static_cast<std::uint64_t>(std::chrono::nanoseconds(options.effective_quiet()).count()),
           options.cpu_progress_fraction}),
-      spin_check_(pid, reader_,
+      symbolizer_(pid, {}),
+      spin_check_(pid, reader_, symbolizer_,
                   options.under_valgrind ? options.spin_check_timeout * options.valgrind_factor
                                          : options.spin_check_timeout),
       trace_(options.trace_path) {}
@@ -97,7 +98,7 @@ Detection Watchdog::snapshot_now(DetectionKind kind) {
   detection.kind = kind;
   detection.detected_ns = board::monotonic_ns();
   detection.quiet_ns = detector_.quiet_ns();
-  detection.snapshot = take_snapshot(pid_, reader_, options_.snapshot, detector_.last_progress_ns());
+  detection.snapshot = take_snapshot(pid_, reader_, symbolizer_, options_.snapshot, detector_.last_progress_ns());
   detection.reported_ns = board::monotonic_ns();
   return detection;
 }

@@ -18,6 +18,7 @@
 #include "harness/watchdog/snapshot.h"
 #include "harness/watchdog/snapshot_taker.h"
 #include "harness/watchdog/spin_check.h"
+#include "harness/watchdog/symbolizer.h"
 #include "harness/watchdog/watchdog_trace.h"
 
 namespace gilsan::watchdog {
@@ -53,9 +54,14 @@ struct Detection {
   std::vector<int> blocked_tids;   // threads blocked for the whole quiet period (hangs)
 };
 
+// Driven from one thread (the runner's supervision loop): tick() and snapshot_now() share the
+// symbolizer and the board reader without locks.
 class Watchdog {
  public:
   Watchdog(pid_t pid, board::Board& board, WatchdogOptions options = {});
+  // The spin check keeps references to the reader and the symbolizer below.
+  Watchdog(const Watchdog&) = delete;
+  Watchdog& operator=(const Watchdog&) = delete;
 
   std::optional<Detection> tick();
   std::optional<Detection> tick(std::uint64_t now_ns);  // CLOCK_MONOTONIC ns
@@ -76,6 +82,8 @@ class Watchdog {
   board::BoardReader reader_;
   WatchdogOptions options_;
   HangDetector detector_;
+  // One per child, for the stack checks and the snapshot: each file's symbols are read once per run.
+  Symbolizer symbolizer_;
   DriverSpinCheck spin_check_;
   bool spin_checked_ = false;  // the stack check ran at this sample (its last_* maps are current)
   WatchdogTrace trace_;

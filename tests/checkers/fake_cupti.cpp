@@ -102,6 +102,16 @@ CUresult FakeCupti::launch_host_func_per_thread(CUstream stream, CUhostFn functi
                        });
 }
 
+CUresult FakeCupti::stream_destroy(CUstream stream) {
+  return through_cupti(CUPTI_DRIVER_TRACE_CBID_cuStreamDestroy_v2, "cuStreamDestroy_v2", cuStreamDestroy_v2_params{stream},
+                       [this](const cuStreamDestroy_v2_params& p) { return sim_.stream_destroy(p.hStream); });
+}
+
+void FakeCupti::act_out_stream_destroy(CUstream stream) {
+  through_cupti(CUPTI_DRIVER_TRACE_CBID_cuStreamDestroy_v2, "cuStreamDestroy_v2", cuStreamDestroy_v2_params{stream},
+                [](const cuStreamDestroy_v2_params&) { return CUDA_SUCCESS; });
+}
+
 CUresult FakeCupti::stream_synchronize(CUstream stream) {
   return through_cupti(CUPTI_DRIVER_TRACE_CBID_cuStreamSynchronize, "cuStreamSynchronize",
                        cuStreamSynchronize_params{stream},

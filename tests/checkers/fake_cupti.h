@@ -55,6 +55,10 @@ class FakeCupti {
   CUresult launch_host_func(CUstream stream, CUhostFn function, void* user_data);
   CUresult launch_host_func_per_thread(CUstream stream, CUhostFn function, void* user_data);
   CUresult stream_synchronize(CUstream stream);
+  CUresult stream_destroy(CUstream stream);
+  // The handler is told of a successful cuStreamDestroy of `stream`, which the simulated driver
+  // keeps: as if the application's next cuStreamCreate returned the same handle again.
+  void act_out_stream_destroy(CUstream stream);
   CUresult context_synchronize();
   CUresult primary_context_retain(CUcontext* context, CUdevice device);
   CUresult mem_alloc(CUdeviceptr* pointer, size_t bytes);

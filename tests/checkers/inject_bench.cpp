@@ -57,20 +57,24 @@ struct Launched {
 
 InjectHandler* g_handler = nullptr;
 
-// One cuLaunchHostFunc as CUPTI frames it: API-entry callback (which rewrites the arguments), the
-// call, API-exit callback. Returns what the driver would run.
-Launched launch_through_callbacks(InjectHandler& handler, CUstream stream, CUhostFn function, void* user_data) {
-  cuLaunchHostFunc_params params{stream, function, user_data};
+// One successful driver call as CUPTI frames it: the API-entry callback (which may rewrite
+// `params`), then the API-exit callback.
+template <typename Params>
+void call_through_callbacks(InjectHandler& handler, std::uint32_t callback_id, const char* symbol, Params& params) {
   std::uint64_t correlation = 0;
-  DriverApiCallback callback{true, CUPTI_DRIVER_TRACE_CBID_cuLaunchHostFunc, "cuLaunchHostFunc", &params, nullptr,
-                             kContext, &correlation};
+  DriverApiCallback callback{true, callback_id, symbol, &params, nullptr, kContext, &correlation};
   handler.on_driver_api(callback);
-  const Launched launched{params.fn, params.userData};
   const int success = CUDA_SUCCESS;
   callback.entering = false;
   callback.result = &success;
   handler.on_driver_api(callback);
-  return launched;
+}
+
+// One cuLaunchHostFunc: returns what the driver would run, the arguments as the entry callback left them.
+Launched launch_through_callbacks(InjectHandler& handler, CUstream stream, CUhostFn function, void* user_data) {
+  cuLaunchHostFunc_params params{stream, function, user_data};
+  call_through_callbacks(handler, CUPTI_DRIVER_TRACE_CBID_cuLaunchHostFunc, "cuLaunchHostFunc", params);
+  return Launched{params.fn, params.userData};
 }
 
 // The handler's own driver calls, for its start-up self-test: the launch runs at once, so the test
@@ -160,18 +164,23 @@ void BM_LaunchCallbacks(benchmark::State& state) {
 }
 BENCHMARK(BM_LaunchCallbacks);
 
-// Only the callback thread's part: the wrapper around an empty host function (begin and end in the
-// Sanitizer). The launches are made untimed, a batch at a time.
+// Only the callback thread's part: the wrapper around an empty host function. The launches are made
+// untimed, a batch at a time, in turn on state.range(0) streams. With few streams every host
+// function after the first few repeats a signature the thread remembers, and its begin and end skip
+// the Sanitizer (InjectHandler::wrapped_begin); with more streams than it remembers
+// (HandlerThreadState::kSentBegins), each one's begin and end go to the Sanitizer.
 void BM_WrapperOnCallbackThread(benchmark::State& state) {
   InjectedProcess process;
+  const auto stream_count = static_cast<std::size_t>(state.range(0));
   constexpr std::size_t kBatch = 1024;
   std::vector<Launched> batch(kBatch);
   std::size_t next = kBatch;
   for (auto _ : state) {
     if (next == kBatch) {
       state.PauseTiming();
-      for (Launched& launched : batch) {
-        launched = launch_through_callbacks(process.handler(), kStream, empty_host_function, nullptr);
+      for (std::size_t i = 0; i < kBatch; ++i) {
+        const auto stream = reinterpret_cast<CUstream>(reinterpret_cast<std::uintptr_t>(kStream) + (i % stream_count));
+        batch[i] = launch_through_callbacks(process.handler(), stream, empty_host_function, nullptr);
       }
       next = 0;
       state.ResumeTiming();
@@ -181,7 +190,7 @@ void BM_WrapperOnCallbackThread(benchmark::State& state) {
   for (; next < kBatch; ++next) batch[next].run();
   state.SetItemsProcessed(state.iterations());
 }
-BENCHMARK(BM_WrapperOnCallbackThread);
+BENCHMARK(BM_WrapperOnCallbackThread)->ArgName("streams")->Arg(1)->Arg(16);
 
 // As in a real process: one thread launches, another (the driver's callback thread) runs the
 // wrappers in order, through a bounded queue. Records are made on one thread and freed on the other.
@@ -224,14 +233,7 @@ void BM_StreamSynchronizeCallbacks(benchmark::State& state) {
   InjectedProcess process;
   for (auto _ : state) {
     cuStreamSynchronize_params params{kStream};
-    std::uint64_t correlation = 0;
-    DriverApiCallback callback{true, CUPTI_DRIVER_TRACE_CBID_cuStreamSynchronize, "cuStreamSynchronize", &params,
-                               nullptr, kContext, &correlation};
-    process.handler().on_driver_api(callback);
-    const int success = CUDA_SUCCESS;
-    callback.entering = false;
-    callback.result = &success;
-    process.handler().on_driver_api(callback);
+    call_through_callbacks(process.handler(), CUPTI_DRIVER_TRACE_CBID_cuStreamSynchronize, "cuStreamSynchronize", params);
   }
   state.SetItemsProcessed(state.iterations());
 }

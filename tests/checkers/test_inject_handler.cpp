@@ -56,7 +56,8 @@ thread_local bool t_holds_gil = false;
 
 class InjectHandlerTest : public ::testing::Test {
  public:
-  explicit InjectHandlerTest(bool honour_rewrites = true, std::string_view suppressions = "", bool stacks = false)
+  explicit InjectHandlerTest(bool honour_rewrites = true, std::string_view suppressions = "", bool stacks = false,
+                             inject::OwnTimeStats* stats = nullptr, bool report_enqueued = true)
       : recording_(suppressions, stacks), cupti_(sim_calls(), honour_rewrites) {
     SimSession::get().make_current();
     inject::InjectOptions options;
@@ -70,6 +71,8 @@ class InjectHandlerTest : public ::testing::Test {
       return code == 800 ? "cudaErrorNotPermitted" : code == 0 ? "cudaSuccess" : "";
     };
     options.announce = [this](std::string_view line) { announced_.emplace_back(line); };
+    options.stats = stats;
+    options.report_enqueued = report_enqueued;
     handler_ = std::make_unique<InjectHandler>(*recording_.sanitizer, cupti_.injected_driver(),
                                                behaviour_from_profile(load_profile_for_sources()),
                                                std::move(options));
@@ -107,10 +110,24 @@ class SuppressingInjectTest : public InjectHandlerTest {
   SuppressingInjectTest() : InjectHandlerTest(true, "lock-order-cycle:*run_lambda(void*)\n") {}
 };
 
+// As libgilsan_inject.so runs by default: gil-held-blocking-call off, so no host_function_enqueued,
+// and repeated host functions skip the Sanitizer (InjectHandler::wrapped_begin).
+class InjectedDefaults : public InjectHandlerTest {
+ protected:
+  InjectedDefaults() : InjectHandlerTest(true, "", false, nullptr, false) {}
+};
+
 class StackCapturingInjectTest : public InjectHandlerTest {
  protected:
   StackCapturingInjectTest() : InjectHandlerTest(true, "", true) {}
 };
+
+class TimedInjectTest : public InjectHandlerTest {
+ protected:
+  TimedInjectTest() : InjectHandlerTest(true, "", false, &stats_) {}
+  static inject::OwnTimeStats stats_;
+};
+inject::OwnTimeStats TimedInjectTest::stats_;
 
 TEST_F(RewritingDriver, SelfTestChoosesRewriteModeAndSaysSoOnce) {
   start_application();
@@ -155,6 +172,12 @@ void finished_callback_then_gil_held_sync(InjectHandlerTest& test, FakeCupti& cu
 }
 
 TEST_F(RewritingDriver, FinishedCallbackThenGilHeldSynchronizeIsACycle) {
+  start_application();
+  finished_callback_then_gil_held_sync(*this, cupti_, recording_);
+  SimSession::get().driver().cuDevicePrimaryCtxRelease(SimSession::get().device());
+}
+
+TEST_F(InjectedDefaults, FinishedCallbackThenGilHeldSynchronizeIsACycle) {
   start_application();
   finished_callback_then_gil_held_sync(*this, cupti_, recording_);
   SimSession::get().driver().cuDevicePrimaryCtxRelease(SimSession::get().device());
@@ -324,6 +347,112 @@ TEST_F(RewritingDriver, CapturedLaunchRunsAtEveryGraphLaunch) {
   EXPECT_EQ(CUDA_SUCCESS, d.cuGraphExecDestroy(exec));
   EXPECT_EQ(CUDA_SUCCESS, d.cuGraphDestroy(graph));
   SimSession::get().driver().cuDevicePrimaryCtxRelease(SimSession::get().device());
+}
+
+// More launches than a thread's first block of pooled records has slots (record_pool.h): every record is
+// finished by its run, in both modes, and a launch the driver refuses keeps none.
+void launch_many_then_one_refused(InjectHandlerTest& test, FakeCupti& cupti) {
+  constexpr int kLaunches = 2 * static_cast<int>(inject::RecordPool::kFirstSlots) + 7;
+  SimStream stream;
+  std::atomic<int> runs{0};
+  HostBody body = [&] { ++runs; };
+  for (int i = 0; i < kLaunches; ++i) ASSERT_EQ(CUDA_SUCCESS, cupti.launch_host_func(stream.get(), run_lambda, &body));
+  ASSERT_EQ(CUDA_SUCCESS, cupti.stream_synchronize(stream.get()));
+  EXPECT_EQ(kLaunches, runs.load());
+  EXPECT_EQ(0u, test.handler_->records_in_flight());
+
+  CUstream gone = nullptr;
+  ASSERT_EQ(CUDA_SUCCESS, SimSession::get().driver().cuStreamCreate(&gone, CU_STREAM_NON_BLOCKING));
+  ASSERT_EQ(CUDA_SUCCESS, SimSession::get().driver().cuStreamDestroy(gone));
+  EXPECT_NE(CUDA_SUCCESS, cupti.launch_host_func(gone, run_lambda, &body));
+  EXPECT_EQ(0u, test.handler_->records_in_flight());
+  EXPECT_EQ(kLaunches, runs.load());
+  EXPECT_TRUE(test.recording_.sink->reports().empty());
+  SimSession::get().driver().cuDevicePrimaryCtxRelease(SimSession::get().device());
+}
+
+TEST_F(RewritingDriver, EveryPooledRecordIsFinishedAndARefusedLaunchKeepsNone) {
+  start_application();
+  launch_many_then_one_refused(*this, cupti_);
+}
+
+TEST_F(DriverIgnoringRewrites, EveryPooledRecordIsFinishedAndARefusedLaunchKeepsNone) {
+  start_application();
+  launch_many_then_one_refused(*this, cupti_);
+}
+
+// A host function like the last one the thread ran adds nothing to the model, so the handler does
+// not send its begin and end, unless the thread makes a call inside it: that call must still be
+// made inside the host function, holding what the host function holds.
+TEST_F(InjectedDefaults, ACallInsideARepeatedHostFunctionIsStillInsideIt) {
+  start_application();
+  SimStream stream;
+  HostBody empty = [] {};
+  for (int i = 0; i < 3; ++i) ASSERT_EQ(CUDA_SUCCESS, cupti_.launch_host_func(stream.get(), run_lambda, &empty));
+  HostBody allocates = [&] {
+    CUdeviceptr pointer = 0;
+    if (cupti_.mem_alloc(&pointer, 64) == CUDA_SUCCESS) cupti_.mem_free(pointer);
+  };
+  ASSERT_EQ(CUDA_SUCCESS, cupti_.launch_host_func(stream.get(), run_lambda, &allocates));
+  HostBody runtime_call = [&] {
+    cupti_.runtime_call(kCudaMalloc, "cudaMalloc_v3020", [] { return kCudaErrorNotPermitted; });
+  };
+  ASSERT_EQ(CUDA_SUCCESS, cupti_.launch_host_func(stream.get(), run_lambda, &empty));
+  ASSERT_EQ(CUDA_SUCCESS, cupti_.launch_host_func(stream.get(), run_lambda, &runtime_call));
+  ASSERT_EQ(CUDA_SUCCESS, cupti_.stream_synchronize(stream.get()));
+  const auto found = recording_.reports_of(Checker::cuda_call_in_host_function);
+  ASSERT_EQ(2u, found.size());
+  ASSERT_TRUE(found[0].call.has_value() && found[1].call.has_value());
+  EXPECT_EQ("cuMemAlloc", found[0].call->entry_point);
+  EXPECT_EQ("cudaMalloc", found[1].call->entry_point);
+  EXPECT_EQ(0u, recording_.sanitizer->finish().ignored_events);
+  SimSession::get().driver().cuDevicePrimaryCtxRelease(SimSession::get().device());
+}
+
+// A destroyed stream's pseudo-locks and edges leave the model: a host function on a new stream that
+// got the same handle is news again, and its edges make the cycle of a later GIL-held synchronize.
+// The handle's reuse is acted out: the handler is told of a successful cuStreamDestroy of a stream
+// the simulated driver keeps, as if the application's next cuStreamCreate had returned it again.
+TEST_F(InjectedDefaults, AHostFunctionOnAReusedStreamHandleIsSentAgain) {
+  start_application();
+  SimStream stream;
+  HostBody body = [&] { with_simulated_gil(*recording_.sanitizer); };
+  ASSERT_EQ(CUDA_SUCCESS, cupti_.launch_host_func(stream.get(), run_lambda, &body));
+  ASSERT_EQ(CUDA_SUCCESS, cupti_.stream_synchronize(stream.get()));
+  cupti_.act_out_stream_destroy(stream.get());
+  ASSERT_EQ(CUDA_SUCCESS, cupti_.launch_host_func(stream.get(), run_lambda, &body));
+  ASSERT_EQ(CUDA_SUCCESS, cupti_.stream_synchronize(stream.get()));
+  EXPECT_TRUE(recording_.reports_of(Checker::lock_order_cycle).empty());
+  gil_held_synchronize(stream.get());
+  EXPECT_EQ(1u, recording_.reports_of(Checker::lock_order_cycle).size());
+  SimSession::get().driver().cuDevicePrimaryCtxRelease(SimSession::get().device());
+}
+
+// GILSAN_OPTIONS stats=1: each wrapped host function's own time is counted, the user's excluded.
+TEST_F(TimedInjectTest, EveryWrappedHostFunctionIsTimed) {
+  start_application();
+  SimStream stream;
+  HostBody body = [] {};
+  for (int i = 0; i < 5; ++i) ASSERT_EQ(CUDA_SUCCESS, cupti_.launch_host_func(stream.get(), run_lambda, &body));
+  ASSERT_EQ(CUDA_SUCCESS, cupti_.stream_synchronize(stream.get()));
+  const std::string summary = stats_.summary();
+  EXPECT_NE(std::string::npos, summary.find("; 5 wrapped host functions (the user's function excluded), "))
+      << summary;
+  SimSession::get().driver().cuDevicePrimaryCtxRelease(SimSession::get().device());
+}
+
+TEST(OwnTimeStats, CountsAndAveragesEachPiece) {
+  inject::OwnTimeStats stats;
+  EXPECT_EQ("gilsan: own time: 0 launch callbacks; 0 other API callbacks; 0 wrapped host functions (the user's "
+            "function excluded)",
+            stats.summary());
+  stats.add_launch_callback(std::chrono::nanoseconds(100));
+  stats.add_launch_callback(std::chrono::nanoseconds(300));
+  stats.add_other_callback(std::chrono::nanoseconds(50));
+  stats.add_wrapper(std::chrono::nanoseconds(70));
+  EXPECT_EQ("gilsan: own time: 2 launch callbacks, 200 ns each; 1 other API callbacks, 50 ns each; 1 wrapped host "
+            "functions (the user's function excluded), 70 ns each",
+            stats.summary());
 }
 
 TEST_F(RewritingDriver, PerThreadLaunchIsOnThePerThreadStream) {

@@ -103,8 +103,10 @@ TEST(Suppressions, PatternOfAnotherCheckerDoesNotSuppress) {
 
 TEST(Options, ParsesEveryKey) {
   const Options options = parse_options(
-      "halt_on_error=1:exitcode=7:report_path=/tmp/r.json:suppressions=/x/s.supp:gil_held_blocking_call=0:");
+      "halt_on_error=1:exitcode=7:report_path=/tmp/r.json:suppressions=/x/s.supp:gil_held_blocking_call=0:stats=1:");
   EXPECT_TRUE(options.halt_on_error);
+  EXPECT_TRUE(options.stats);
+  EXPECT_FALSE(parse_options("").stats);
   EXPECT_EQ(options.exitcode, 7);
   EXPECT_EQ(options.report_path, "/tmp/r.json");
   EXPECT_EQ(options.suppressions, "/x/s.supp");
@@ -125,7 +127,7 @@ TEST(Options, ErrorsNameTheItem) {
   EXPECT_EQ(
       error_of([] { parse_options("halt_on_error=1:verbose=2"); }),
       "GILSAN_OPTIONS: item 2 'verbose=2': unknown option 'verbose' (known: halt_on_error, "
-      "exitcode, report_path, suppressions, lock_order_cycle, cuda_call_in_host_function, "
+      "exitcode, report_path, suppressions, stats, lock_order_cycle, cuda_call_in_host_function, "
       "gil_held_blocking_call, unraisable_in_host_function, host_function_after_finalization, "
       "host_function_lifetime)");
   EXPECT_EQ(error_of([] { parse_options("halt_on_error=yes"); }),

@@ -70,38 +70,8 @@ PY
 observe native_driver_call_in_callback gilsan_host_function_calls_driver
 check native_runtime_call_in_callback cuda-call-in-host-function gilsan_host_function_calls_runtime
 
-# Overhead: 20,000 empty native host functions, five interleaved rounds of four configurations --
-# no injection; CUPTI subscribed to every driver and runtime call with a callback that does nothing
-# (libgilsan_cupti_floor.so: what any CUPTI-based tool subscribed like ours pays); the same subscribed
-# only to cuLaunchHostFunc and cuStreamSynchronize; and libgilsan_inject.so -- reported as medians.
-overhead=$build/bin/gilsan_host_function_overhead
-floor=$build/tests/checkers/libgilsan_cupti_floor.so
-[[ -f $floor ]] || floor=$(find "$build" -name libgilsan_cupti_floor.so | head -1)
-: >"$out/overhead.txt"
-for round in 1 2 3 4 5; do
-  for config in plain floor launch-floor inject; do
-    case $config in
-      plain) line=$("$overhead" --count 20000 2>>"$out/overhead.err") ;;
-      floor) line=$(CUDA_INJECTION64_PATH=$floor "$overhead" --count 20000 2>>"$out/overhead.err") ;;
-      launch-floor) line=$(GILSAN_CUPTI_FLOOR=launch CUDA_INJECTION64_PATH=$floor "$overhead" --count 20000 \
-                             2>>"$out/overhead.err") ;;
-      inject) line=$(CUDA_INJECTION64_PATH=$inject "$overhead" --count 20000 2>>"$out/overhead.err") ;;
-    esac || { echo "FAIL overhead ($config): see $out/overhead.err"; exit $((failed + 1)); }
-    echo "round $round $config $line" | tee -a "$out/overhead.txt"
-  done
-done
-"$python" - "$out/overhead.txt" <<'PY'
-import statistics, sys
-per = {}
-for line in open(sys.argv[1]):
-    words = line.split()
-    per.setdefault(words[2], []).append(float(line.rsplit("=", 1)[1]))
-median = {config: statistics.median(values) for config, values in per.items()}
-for config in ("plain", "floor", "launch-floor", "inject"):
-    print(f"median ns per host function, {config:12}: {median[config]:.1f}")
-print(f"overhead ratio {median['inject'] / median['plain']:.2f}x (target <= 1.10x)")
-print(f"CUPTI alone (empty callback), launch and synchronize only: {median['launch-floor'] / median['plain']:.2f}x")
-print(f"CUPTI alone (empty callback), every call: {median['floor'] / median['plain']:.2f}x; "
-      f"gilsan's handling on top of it: {median['inject'] - median['floor']:.0f} ns per host function")
-PY
+# Overhead: 20,000 empty native host functions in five configurations, nine interleaved rounds, free
+# and pinned (measure_overhead.sh says which); the table last.
+"$here/measure_overhead.sh" "$build" "$out/overhead.txt" || { echo "FAIL overhead: see $out/overhead.err"; exit $((failed + 1)); }
+"$python" "$here/summarize_overhead.py" "$out/overhead.txt" | tee "$out/overhead-summary.txt"
 exit $failed

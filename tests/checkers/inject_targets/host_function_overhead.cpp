@@ -5,17 +5,23 @@
 //
 // The driver is dlopen'd (default libcuda.so.1; any library with the driver API, e.g. the simulated
 // driver) and resolved through cuGetProcAddress_v2; nothing links libcuda. Output, one line:
-//   host_functions=N total_ns=T ns_per_host_function=X
+//   host_functions=N total_ns=T ns_per_host_function=X launch_ns_per_host_function=L launch_p50_ns=M
+//   launch_p99_ns=P
 // where T runs from the first launch to the end of the synchronize that waits for the last one,
-// after a warm-up of N/10 host functions. Exit status 0, or 1 with a line saying what failed.
+// after a warm-up of N/10 host functions; L is the launching thread's loop alone (T over L says
+// whether the launching thread or the driver's callback path sets the pace); M and P are the median
+// and 99th percentile of one cuLaunchHostFunc call (an even cost per call, or rare waits for room).
+// Exit status 0, or 1 with a line saying what failed.
 #include <cuda.h>
 #include <dlfcn.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace {
 
@@ -53,14 +59,47 @@ bool check(CUresult result, const char* what) {
   return false;
 }
 
-// Launches `count` host functions and waits for the last; returns the nanoseconds it took, or -1.
-long long timed_launches(const Driver& driver, CUstream stream, long count) {
-  const auto start = std::chrono::steady_clock::now();
+struct Timing {
+  long long total_ns = -1;   // first launch to the end of the synchronize after the last
+  long long launch_ns = -1;  // first launch to the return of the last: the launching thread's share
+  // One launch call's time, median and 99th percentile: an even cost per call, or rare long waits.
+  long long launch_p50_ns = -1;
+  long long launch_p99_ns = -1;
+};
+
+// The q-quantile of `values` (reordered).
+long long quantile(std::vector<long long>& values, double q) {
+  const auto at = values.begin() + static_cast<std::ptrdiff_t>(q * static_cast<double>(values.size() - 1));
+  std::nth_element(values.begin(), at, values.end());
+  return *at;
+}
+
+// Launches `count` host functions and waits for the last; total_ns stays -1 when a call failed.
+Timing timed_launches(const Driver& driver, CUstream stream, long count) {
+  using Clock = std::chrono::steady_clock;
+  const auto since = [](Clock::time_point start) {
+    return std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now() - start).count();
+  };
+  Timing timing;
+  // One clock read per launch: each call's time is the gap to the next one's start.
+  std::vector<Clock::time_point> starts(static_cast<std::size_t>(count) + 1);
+  const auto start = Clock::now();
   for (long i = 0; i < count; ++i) {
-    if (!check(driver.launch_host_func(stream, empty_host_function, nullptr), "cuLaunchHostFunc")) return -1;
+    starts[static_cast<std::size_t>(i)] = Clock::now();
+    if (!check(driver.launch_host_func(stream, empty_host_function, nullptr), "cuLaunchHostFunc")) return timing;
   }
-  if (!check(driver.stream_synchronize(stream), "cuStreamSynchronize")) return -1;
-  return std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - start).count();
+  starts.back() = Clock::now();
+  const long long launched = since(start);
+  std::vector<long long> calls(static_cast<std::size_t>(count));
+  for (std::size_t i = 0; i < calls.size(); ++i) {
+    calls[i] = std::chrono::duration_cast<std::chrono::nanoseconds>(starts[i + 1] - starts[i]).count();
+  }
+  timing.launch_p50_ns = quantile(calls, 0.5);
+  timing.launch_p99_ns = quantile(calls, 0.99);
+  if (!check(driver.stream_synchronize(stream), "cuStreamSynchronize")) return timing;
+  timing.total_ns = since(start);
+  timing.launch_ns = launched;
+  return timing;
 }
 
 }  // namespace
@@ -111,11 +150,15 @@ int main(int argc, char** argv) {
     return 1;
   }
   const long warm_up = count / 10 > 0 ? count / 10 : 1;
-  if (timed_launches(driver, stream, warm_up) < 0) return 1;
-  const long long total = timed_launches(driver, stream, count);
-  if (total < 0) return 1;
-  std::printf("host_functions=%ld total_ns=%lld ns_per_host_function=%.1f\n", count, total,
-              static_cast<double>(total) / static_cast<double>(count));
+  if (timed_launches(driver, stream, warm_up).total_ns < 0) return 1;
+  const Timing timing = timed_launches(driver, stream, count);
+  if (timing.total_ns < 0) return 1;
+  const auto per_host_function = [count](long long ns) { return static_cast<double>(ns) / static_cast<double>(count); };
+  std::printf(
+      "host_functions=%ld total_ns=%lld ns_per_host_function=%.1f launch_ns_per_host_function=%.1f "
+      "launch_p50_ns=%lld launch_p99_ns=%lld\n",
+      count, timing.total_ns, per_host_function(timing.total_ns), per_host_function(timing.launch_ns),
+      timing.launch_p50_ns, timing.launch_p99_ns);
   driver.stream_destroy(stream);
   driver.primary_release(device);
   return 0;
