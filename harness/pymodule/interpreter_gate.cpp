@@ -3,6 +3,7 @@
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
 
+#include <algorithm>
 #include <chrono>
 #include <condition_variable>
 #include <mutex>
@@ -92,28 +93,25 @@ void host_functions_pending(long long count) {
 
 void host_function_finished() { host_functions_pending(-1); }
 
-void graph_host_runs_expected(long long count) {
+namespace {
+
+// Adds `count` to one of the gate's counts that never goes below zero (a run or destructor we did not
+// announce is not owed back), and wakes the drain.
+void add_to_count(long long Gate::*counter, long long count) {
   Gate& g = gate();
   std::lock_guard lock(g.mutex);
-  g.graph_expected += count;
-  if (g.graph_expected < 0) g.graph_expected = 0;
+  long long& value = g.*counter;
+  value = std::max(0LL, value + count);
   g.changed.notify_all();
 }
 
-void graph_host_run_finished() {
-  Gate& g = gate();
-  std::lock_guard lock(g.mutex);
-  if (g.graph_expected > 0) --g.graph_expected;
-  g.changed.notify_all();
-}
+}  // namespace
 
-void user_object_destructors_due(long long count) {
-  Gate& g = gate();
-  std::lock_guard lock(g.mutex);
-  g.destructors_due += count;
-  if (g.destructors_due < 0) g.destructors_due = 0;
-  g.changed.notify_all();
-}
+void graph_host_runs_expected(long long count) { add_to_count(&Gate::graph_expected, count); }
+
+void graph_host_run_finished() { add_to_count(&Gate::graph_expected, -1); }
+
+void user_object_destructors_due(long long count) { add_to_count(&Gate::destructors_due, count); }
 
 unsigned long long drain_after_finalize(double timeout_seconds) {
   Gate& g = gate();

@@ -6,17 +6,13 @@ Usage: summarize_overhead.py OVERHEAD_TXT [OVERHEAD_TXT...]"""
 import statistics
 import sys
 
-CONFIGS = ("plain", "launch-floor", "floor", "wrap-floor", "inject", "baseline1", "baseline2", "baseline3",
-           "inject-stats")
+CONFIGS = ("plain", "launch-floor", "floor", "wrap-floor", "inject", "inject-stats")
 WHAT = {
     "plain": "no injection",
     "launch-floor": "CUPTI, empty callback, launch+sync subscribed",
     "floor": "CUPTI, empty callback, every call subscribed",
     "wrap-floor": "CUPTI launch+sync, heap trampoline wrapper",
     "inject": "libgilsan_inject.so",
-    "baseline1": "GILSAN_BASELINE_INJECT's 1st build",
-    "baseline2": "GILSAN_BASELINE_INJECT's 2nd build",
-    "baseline3": "GILSAN_BASELINE_INJECT's 3rd build",
     "inject-stats": "libgilsan_inject.so, stats=1 (own time timed)",
 }
 
@@ -41,11 +37,14 @@ def main():
         sys.exit(__doc__)
     runs = {}
     for path in sys.argv[1:]:
-        parse(path, runs)
-        with open(path) as text:
-            for line in text:
-                if line.startswith("# inject-stats") or line.startswith("# baseline"):
-                    print(line[2:].rstrip())
+        try:
+            parse(path, runs)
+            with open(path) as text:
+                for line in text:
+                    if line.startswith("# inject-stats") or line.startswith("# baseline"):
+                        print(line[2:].rstrip())
+        except OSError as error:
+            sys.exit(f"{path}: {error.strerror}")
     for placement in ("free", "pinned"):
         if (placement, "plain") not in runs:
             continue
@@ -54,14 +53,18 @@ def main():
         print("  run, the launch loop alone, one launch's median and 99th percentile), lowest whole run, ratios:")
         print(f"  {'configuration':48} {'median':>7} {'loop':>6} {'p50':>6} {'p99':>6} {'lowest':>7} {'ratio':>6} "
               f"{'lowest':>7}")
-        for config in CONFIGS:
+        # The baselines (as many as GILSAN_BASELINE_INJECT listed) after the library itself.
+        baselines = sorted({config for place, config in runs if config.startswith("baseline")},
+                           key=lambda name: int(name[len("baseline"):]))
+        for config in CONFIGS[:5] + tuple(baselines) + CONFIGS[5:]:
             if (placement, config) not in runs:
                 continue
             columns = list(zip(*runs[placement, config]))
             totals = columns[0]
             median = statistics.median(totals)
             loop, p50, p99 = (statistics.median(column) for column in columns[1:])
-            print(f"  {WHAT[config]:48} {median:7.0f} {loop:6.0f} {p50:6.0f} {p99:6.0f} {min(totals):7.0f} "
+            what = WHAT.get(config, f"GILSAN_BASELINE_INJECT's build {config[len('baseline'):]}")
+            print(f"  {what:48} {median:7.0f} {loop:6.0f} {p50:6.0f} {p99:6.0f} {min(totals):7.0f} "
                   f"{median / statistics.median(plain):5.2f}x {min(totals) / min(plain):6.2f}x")
         if (placement, "inject") in runs:
             inject = statistics.median(run[0] for run in runs[placement, "inject"])
