@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Runs gilsan against the real driver on a GPU machine and collects the outputs for docs/results/.
-# Usage: ci/gpu-run.sh OUTPUT_DIR [step...]; steps: build sim-tests suite probe probe-diff watchdog copy-bench
-# inject (default: build sim-tests suite probe).
+# Usage: ci/gpu-run.sh OUTPUT_DIR [step...]; steps: build sim-tests suite forwarding peers program overhead
+# probe probe-diff watchdog copy-bench inject (default: build sim-tests suite probe).
 # The GPU machine has Python 3.12 with libpython3.12.so, cmake and ninja in /opt/torch/.venv, nvcc.
 set -uo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -26,8 +26,42 @@ for step in "${steps[@]}"; do
       # The simulated driver's ordering/serialization tests, through the driver table, on the real driver.
       "$build/bin/gilsan_sim_tests" --driver real >>"$log" 2>&1 ;;
     suite)
-      "$build/bin/gilsan" suite "$root/scenarios" --driver real --junit "$out/suite-junit.xml" >>"$log" 2>&1
-      "$build/bin/gilsan" suite "$root/scenarios" --driver real --python-env /opt/torch/.venv --filter cupy >>"$log" 2>&1 ;;
+      # Every scenario, peers included (the venv has CuPy and cuda.core), on the real driver and on the sim,
+      # then the side-by-side table.
+      "$build/bin/gilsan" suite "$root/scenarios" --driver real --python-env /opt/torch/.venv \
+        --junit "$out/suite-junit.xml" --json "$out/suite-real.json" >>"$log" 2>&1
+      "$build/bin/gilsan" suite "$root/scenarios" --driver sim --python-env /opt/torch/.venv \
+        --json "$out/suite-sim.json" >>"$log" 2>&1
+      python3 "$root/tests/runner/check_parity.py" --table "$out/suite-sim.json" "$out/suite-real.json" >"$out/parity.md" 2>>"$log"
+      # One archive: the device tool returns a limited number of files.
+      tar -czf "$out/suite.tar.gz" -C "$out" suite-real.json suite-sim.json suite-junit.xml && \
+        rm -f "$out/suite-real.json" "$out/suite-sim.json" "$out/suite-junit.xml" ;;
+    forwarding)
+      # The forwarding driver's own tests in front of the real driver, and what cuGetProcAddress handed out
+      # unwatched in a CuPy process (GILSAN_CUDASHIM_TRACE; the child's stderr is in the report).
+      GILSAN_REAL_LIBCUDA=$(ldconfig -p | awk '/libcuda\.so\.1 /{print $NF; exit}') "$build/bin/gilsan_cudashim_tests" >>"$log" 2>&1
+      GILSAN_CUDASHIM_TRACE=1 "$build/bin/gilsan" run "$root/scenarios/interop/cupy_malloc_in_callback.py" \
+        --driver real --python-env /opt/torch/.venv -o "$out/cupy-malloc-traced.txt" >>"$log" 2>&1
+      echo "unwatched answers of cuGetProcAddress: $(grep -c 'answered .* with an unwatched function' "$out/cupy-malloc-traced.txt")" >>"$log" ;;
+    peers)
+      # Peers' host functions (ctypes, CuPy) through the forwarding driver, on the real driver and on the
+      # sim; GILSAN_CUDASHIM_TRACE names any entry point cuGetProcAddress handed out unwatched.
+      for driver in real sim; do
+        GILSAN_CUDASHIM_TRACE=1 "$build/bin/gilsan" suite "$root/scenarios/ctypes" "$root/scenarios/interop" \
+          --driver "$driver" --python-env /opt/torch/.venv >>"$log" 2>&1
+      done ;;
+    program)
+      # `gilsan run -- COMMAND` on an unmodified CuPy program that hangs, and on the same program fixed.
+      app=$root/tests/runner/data/programs/cupy_inversion_app.py
+      "$build/bin/gilsan" run --driver real --expect deadlock:gil-driver-inversion --dot "$out/program-hang.dot" \
+        -- /opt/torch/.venv/bin/python "$app" >>"$log" 2>&1
+      echo "hanging program: exit $?" >>"$log"
+      "$build/bin/gilsan" run --driver real -- /opt/torch/.venv/bin/python "$app" --release-gil >>"$log" 2>&1
+      echo "fixed program: exit $?" >>"$log" ;;
+    overhead)
+      # The injected sanitizer's cost per host function, CUPTI-fed and fed by the forwarding driver.
+      "$root/tests/checkers/gpu/measure_overhead.sh" "$build" "$out/overhead-runs.txt" 5 >>"$log" 2>&1
+      python3 "$root/tests/checkers/gpu/summarize_overhead.py" "$out/overhead-runs.txt" >"$out/overhead-summary.txt" 2>>"$log" ;;
     probe)
       "$build/bin/gilsan-probe" --driver real -o "$out/probe-profile.json" --markdown "$out/probe.md" >>"$log" 2>&1 ;;
     probe-diff)

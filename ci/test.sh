@@ -28,7 +28,7 @@ for mode in "${modes[@]}"; do
       ;;
     tsan)
       # The concurrent parts only: CPython itself is not built for TSan.
-      ci/build.sh build-tsan -DGILSAN_SANITIZE=thread "${sanitizer_build[@]}" "-DGILSAN_ONLY=driver;profile;simcuda;sim;board;watchdog;pymodule;core;sources;inject;checkers"
+      ci/build.sh build-tsan -DGILSAN_SANITIZE=thread "${sanitizer_build[@]}" "-DGILSAN_ONLY=driver;profile;driverhooks;simcuda;cudashim;sim;board;watchdog;pymodule;core;sources;inject;checkers"
       TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1 \
         ctest --test-dir build-tsan --output-on-failure -j"$jobs" --timeout 600
       ;;

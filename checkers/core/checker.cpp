@@ -6,20 +6,24 @@ namespace gilsan::checkers {
 
 std::string_view to_string(Checker checker) {
   switch (checker) {
-    case Checker::lock_order_cycle:
-      return "lock-order-cycle";
-    case Checker::cuda_call_in_host_function:
-      return "cuda-call-in-host-function";
-    case Checker::gil_held_blocking_call:
-      return "gil-held-blocking-call";
-    case Checker::unraisable_in_host_function:
-      return "unraisable-in-host-function";
-    case Checker::host_function_after_finalization:
-      return "host-function-after-finalization";
-    case Checker::host_function_lifetime:
-      return "host-function-lifetime";
+#define GILSAN_CHECKER(enumerator, name, summary) \
+  case Checker::enumerator:                        \
+    return name;
+#include "checkers/core/checkers.inc"
+#undef GILSAN_CHECKER
   }
   return "lock-order-cycle";
+}
+
+std::string_view summary_of(Checker checker) {
+  switch (checker) {
+#define GILSAN_CHECKER(enumerator, name, summary) \
+  case Checker::enumerator:                        \
+    return summary;
+#include "checkers/core/checkers.inc"
+#undef GILSAN_CHECKER
+  }
+  return "";
 }
 
 std::optional<Checker> checker_named(std::string_view name) {

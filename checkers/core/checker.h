@@ -3,7 +3,6 @@
 // `expect: report:NAME`.
 #pragma once
 
-#include <array>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -11,24 +10,19 @@
 namespace gilsan::checkers {
 
 enum class Checker {
-  lock_order_cycle,
-  cuda_call_in_host_function,
-  gil_held_blocking_call,
-  unraisable_in_host_function,
-  host_function_after_finalization,
-  host_function_lifetime,
+#define GILSAN_CHECKER(enumerator, name, summary) enumerator,
+#include "checkers/core/checkers.inc"
+#undef GILSAN_CHECKER
 };
 
-inline constexpr std::array<Checker, 6> kAllCheckers = {
-    Checker::lock_order_cycle,
-    Checker::cuda_call_in_host_function,
-    Checker::gil_held_blocking_call,
-    Checker::unraisable_in_host_function,
-    Checker::host_function_after_finalization,
-    Checker::host_function_lifetime,
+inline constexpr Checker kAllCheckers[] = {
+#define GILSAN_CHECKER(enumerator, name, summary) Checker::enumerator,
+#include "checkers/core/checkers.inc"
+#undef GILSAN_CHECKER
 };
 
 std::string_view to_string(Checker checker);  // "lock-order-cycle", ...
+std::string_view summary_of(Checker checker);  // what it finds, in one line
 std::optional<Checker> checker_named(std::string_view name);
 std::string option_key(Checker checker);  // "lock_order_cycle", ...
 std::string all_checker_names();          // "lock-order-cycle, cuda-call-in-host-function, ..."

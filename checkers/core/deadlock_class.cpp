@@ -1,7 +1,5 @@
 #include "checkers/core/deadlock_class.h"
 
-#include <optional>
-
 namespace gilsan::checkers {
 namespace {
 
@@ -19,26 +17,8 @@ bool is_driver_pseudo_lock(const PseudoLock& lock) {
 
 }  // namespace
 
-std::string_view to_string(DeadlockClass deadlock_class) {
-  switch (deadlock_class) {
-    case DeadlockClass::gil_driver_inversion:
-      return "gil-driver-inversion";
-    case DeadlockClass::callback_self_wait:
-      return "callback-self-wait";
-    case DeadlockClass::callback_serialization:
-      return "callback-serialization";
-    case DeadlockClass::callback_driver_lock:
-      return "callback-driver-lock";
-    case DeadlockClass::user_lock_inversion:
-      return "user-lock-inversion";
-    case DeadlockClass::unknown:
-      return "unknown";
-  }
-  return "unknown";
-}
-
-// The rules are tried in order, and match the watchdog's classifier (docs/watchdog.md), so that a
-// predicted cycle and the hang it would cause get the same name. docs/sanitizer.md explains each.
+// The rules are tried in order, and are the watchdog's (docs/watchdog.md, "The classifier"), so that
+// a predicted cycle and the hang it would cause get the same name. docs/sanitizer.md explains each.
 DeadlockClass classify_cycle(const std::vector<PseudoLock>& cycle) {
   using Kind = PseudoLockKind;
   auto is = [](Kind kind) { return [kind](const PseudoLock& lock) { return lock.kind == kind; }; };
@@ -50,16 +30,14 @@ DeadlockClass classify_cycle(const std::vector<PseudoLock>& cycle) {
   if (contains(cycle, is(Kind::host_function_lock))) return DeadlockClass::callback_driver_lock;
   // With or without the driver: the taxonomy has no separate name for a plain lock-order inversion.
   if (contains(cycle, is(Kind::user_lock))) return DeadlockClass::user_lock_inversion;
-  // Host functions of one context waiting for each other through their shared callback thread.
-  // Callback threads of two contexts waiting for each other are not that.
-  std::optional<Handle> context;
-  bool one_context = true;
-  for (const PseudoLock& lock : cycle) {
-    if (lock.kind != Kind::callback_thread) continue;
-    if (context && *context != lock.context) one_context = false;
-    context = lock.context;
-  }
-  if (context && one_context) return DeadlockClass::callback_serialization;
+  // A host function waits for one that cannot start because the callback thread it needs is busy.
+  // With two contexts (each host function waits for a stream of the other's context) this is still
+  // serialization: the cycle exists only because each context runs its host functions one at a time,
+  // and whether two contexts share one callback thread is the driver's choice (the profile's
+  // topology.callback_thread: per-context, per-device or per-process); the class must not change
+  // with it. The watchdog names the same hang the same way.
+  if (contains(cycle, is(Kind::callback_thread))) return DeadlockClass::callback_serialization;
+  // E.g. host functions of two contexts, both running, each waiting for the other's stream.
   return DeadlockClass::unknown;
 }
 

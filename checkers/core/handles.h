@@ -40,6 +40,13 @@ struct HostFunction {
   std::string callable;        // what runs, for people: "on_done at scenario.py:14"
   Handle context = 0;          // 0: unknown
   std::optional<Handle> stream;  // nullopt: unknown (a graph host node whose launch was not seen)
+  // The driver's key for the run (GilsanSimHostFunction::id: one per stream launch, one per graph host
+  // node); 0 when the source is not the driver. Only a driver-level source sets it, and the core
+  // counts each key's runs enqueued and begun with it (host-function-lost-at-exit).
+  std::uint64_t run_key = 0;
+  // The userData the driver was given, when the source knows it (0 otherwise). It joins the driver's
+  // record of a run with the launcher's own, better description of the same host function.
+  std::uint64_t user_data = 0;
 };
 
 // The driver's codes the core needs to name; everything else is passed through as a number.

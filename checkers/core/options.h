@@ -30,10 +30,18 @@ struct Options {
   // Print at exit how long the sanitizer's own code took per event (libgilsan_inject.so: its CUPTI
   // callbacks and its host-function wrapper), to tell its cost from CUPTI's and the driver's.
   bool stats = false;
-  std::array<bool, kAllCheckers.size()> enabled = {true, true, true, true, true, true};
+  // Every checker starts on.
+  std::array<bool, std::size(kAllCheckers)> enabled = all_on();
 
   bool is_enabled(Checker checker) const { return enabled[static_cast<std::size_t>(checker)]; }
   void set_enabled(Checker checker, bool on) { enabled[static_cast<std::size_t>(checker)] = on; }
+
+ private:
+  static constexpr std::array<bool, std::size(kAllCheckers)> all_on() {
+    std::array<bool, std::size(kAllCheckers)> on{};
+    on.fill(true);
+    return on;
+  }
 };
 
 // `text` overrides `defaults` (e.g. the injected mode starts with gil_held_blocking_call off).

@@ -33,7 +33,8 @@ std::string render_text(const Report& report) {
   if (report.checker != Checker::lock_order_cycle) {
     if (!report.message.empty()) text += "  " + report.message + "\n";
     if (report.thread) text += "  on " + describe(*report.thread) + "\n";
-    text += "  stack:\n";
+    // A lost host function's stack is where it was enqueued: its run never had one.
+    text += report.checker == Checker::host_function_lost_at_exit ? "  enqueued at:\n" : "  stack:\n";
     append_stack(text, report.stack, "    ");
   }
   return text;

@@ -93,7 +93,7 @@ void Sanitizer::driver_call_exit(const DriverCallExit& event) {
   handle([&](SanitizerModel& model, auto& out) { model.driver_call_exit(event, out); });
 }
 void Sanitizer::host_function_enqueued(const HostFunctionEnqueued& event) {
-  handle([&](SanitizerModel& model, auto&) { model.host_function_enqueued(event); });
+  handle([&](SanitizerModel& model, auto& out) { model.host_function_enqueued(event, out); });
 }
 void Sanitizer::host_function_begin(const HostFunctionBegin& event) {
   handle([&](SanitizerModel& model, auto& out) { model.host_function_begin(event, out); });
@@ -102,6 +102,9 @@ void Sanitizer::host_function_begin(const HostFunctionBegin& event) {
 void Sanitizer::host_function_end(ThreadId thread) {
   handle([&](SanitizerModel& model, auto& out) { model.host_function_end(thread, out); });
   if (announcer_) announcer_->host_function_end(thread);
+}
+void Sanitizer::host_function_skipped(ThreadId thread) {
+  handle([&](SanitizerModel& model, auto& out) { model.host_function_skipped(thread, out); });
 }
 void Sanitizer::gil_acquire_begin(ThreadId thread, const Stack& stack) {
   handle([&](SanitizerModel& model, auto& out) { model.gil_acquire_begin(thread, stack, out); });
@@ -134,8 +137,14 @@ void Sanitizer::context_destroyed(Handle context) {
   handle([&](SanitizerModel& model, auto&) { model.context_destroyed(context); });
   if (announcer_) announcer_->context_destroyed(context);
 }
+void Sanitizer::context_failed(Handle context) {
+  handle([&](SanitizerModel& model, auto&) { model.context_failed(context); });
+}
 void Sanitizer::interpreter_finalization_began() {
   handle([&](SanitizerModel& model, auto&) { model.interpreter_finalization_began(); });
+}
+void Sanitizer::interpreter_finished() {
+  handle([&](SanitizerModel& model, auto& out) { model.interpreter_finished(out); });
 }
 void Sanitizer::unraisable_in_host_function(const UnraisableInHostFunction& event) {
   handle([&](SanitizerModel& model, auto& out) { model.unraisable_in_host_function(event, out); });
@@ -191,6 +200,11 @@ RunSummary Sanitizer::finish() {
 int Sanitizer::exit_code() const {
   std::lock_guard lock(state_mutex_);
   return reports_.empty() ? 0 : options_.exitcode;
+}
+
+std::size_t Sanitizer::waiting_host_functions() const {
+  std::lock_guard lock(state_mutex_);
+  return model_->waiting_runs();
 }
 
 std::vector<Report> Sanitizer::reports() const {

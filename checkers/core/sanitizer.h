@@ -68,10 +68,15 @@ class Sanitizer {
   void driver_call_enter(const DriverCallEnter& event);
   void driver_call_exit(const DriverCallExit& event);
 
-  // Host functions: enqueued on a stream, then run by the driver's callback thread.
+  // Host functions: enqueued on a stream, then run by the driver's callback thread. A driver-level
+  // source sets HostFunction::run_key on both (and sends an enqueue per graph host node per launch);
+  // a launcher (the gilsan module) sends its own enqueue, with the userData it gave the driver.
   void host_function_enqueued(const HostFunctionEnqueued& event);
   void host_function_begin(const HostFunctionBegin& event);
   void host_function_end(ThreadId thread);
+  // The launcher's trampoline, inside `thread`'s current host function, did not call the callable
+  // (the interpreter was finalizing): that run is lost.
+  void host_function_skipped(ThreadId thread);
 
   // The GIL, from trampolines we control. Re-entrant: a thread that holds it may acquire it again.
   void gil_acquire_begin(ThreadId thread, const Stack& stack = {});
@@ -86,9 +91,14 @@ class Sanitizer {
   // Driver objects that went away: a new one with the same handle starts with no history.
   void stream_destroyed(Handle context, Handle stream);
   void context_destroyed(Handle context);
+  // A driver call on `context` returned an error that poisons it (a sticky error), for a source that
+  // did not send that call: its queued host functions will never run, and are not lost but abandoned.
+  void context_failed(Handle context);
 
   // The interpreter, and the callables the source keeps alive for the driver.
   void interpreter_finalization_began();
+  // Py_FinalizeEx returned: Python host functions that have not run never will.
+  void interpreter_finished();
   void unraisable_in_host_function(const UnraisableInHostFunction& event);
   void callable_released(const CallableReleased& event);
   void graph_holds_callable(std::uint64_t graph, const HostFunction& host_function);
@@ -100,6 +110,9 @@ class Sanitizer {
   // What the process should exit with: 0, or options.exitcode when there were unsuppressed reports.
   int exit_code() const;
   std::vector<Report> reports() const;  // the unsuppressed reports so far
+  // Host functions enqueued that have not begun (not counting those already reported lost): a front
+  // end that can wait for the driver before finish() (the scenario child's drain) polls it.
+  std::size_t waiting_host_functions() const;
 
  private:
   template <typename Handler>

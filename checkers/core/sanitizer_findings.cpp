@@ -202,6 +202,11 @@ void SanitizerModel::unraisable_in_host_function(const UnraisableInHostFunction&
 }
 
 void SanitizerModel::callable_released(const CallableReleased& event, Out& out) {
+  if (auto described = described_by_id_.find(event.id); described != described_by_id_.end()) {
+    auto entry = described_.find(described->second);
+    if (entry != described_.end() && entry->second.host_function.id == event.id) described_.erase(entry);
+    described_by_id_.erase(described);
+  }
   if (!options_.is_enabled(Checker::host_function_lifetime)) return;
   auto finding = lifetime_.released(event.id, event.abandoned_runs);
   if (!finding) return;
@@ -217,6 +222,7 @@ void SanitizerModel::callable_released(const CallableReleased& event, Out& out) 
 }
 
 void SanitizerModel::graph_holds_callable(std::uint64_t graph, const HostFunction& host_function) {
+  note_launcher_description(HostFunctionEnqueued{0, host_function, {}});
   if (options_.is_enabled(Checker::host_function_lifetime))
     lifetime_.graph_holds(graph, host_function);
 }
@@ -250,6 +256,7 @@ std::string SanitizerModel::pending_summary(const std::vector<NodeId>& streams) 
 }
 
 void SanitizerModel::finish(Out& out) {
+  if (options_.is_enabled(Checker::host_function_lost_at_exit)) report_lost(runs_.process_ending(), out);
   std::vector<ThreadId> ids;
   for (const auto& [id, state] : threads_) ids.push_back(id);
   std::sort(ids.begin(), ids.end());

@@ -139,10 +139,15 @@ void SanitizerModel::driver_call_exit(const DriverCallExit& event, Out& out) {
   done.call.result = event.result;
   done.call.result_name = std::string(event.result_name);
   done.call.returned = true;
+  if (is_sticky_error(event.result)) runs_.context_failed(done.call.context);
   if (!state.host_functions.empty()) report_host_function_call(event.thread, state, done, out);
 }
 
-void SanitizerModel::host_function_enqueued(const HostFunctionEnqueued& event) {
+void SanitizerModel::host_function_enqueued(const HostFunctionEnqueued& event, Out&) {
+  if (event.host_function.run_key != 0) {
+    note_driver_enqueue(event);
+    return;
+  }
   const HostFunction& host_function = event.host_function;
   if (host_function.stream) {
     auto& pending = pending_[graph_.node_for(
@@ -150,6 +155,7 @@ void SanitizerModel::host_function_enqueued(const HostFunctionEnqueued& event) {
     if (pending.size() < kPendingShown) pending.push_back(host_function);
   }
   if (options_.is_enabled(Checker::host_function_lifetime)) lifetime_.enqueued(host_function);
+  note_launcher_description(event);
 }
 
 void SanitizerModel::host_function_begin(const HostFunctionBegin& event, Out& out) {
@@ -157,6 +163,7 @@ void SanitizerModel::host_function_begin(const HostFunctionBegin& event, Out& ou
   const HostFunction& host_function = event.host_function;
   const Handle context = host_function.context;
   report_host_function_start(event, state, out);
+  if (options_.is_enabled(Checker::host_function_lost_at_exit)) runs_.began(host_function.run_key);
 
   // The completions this host function is part of: nobody waits to take them (no edges into them);
   // whoever waits for them waits for this host function.
@@ -215,6 +222,7 @@ void SanitizerModel::host_function_end(ThreadId id, Out&) {
     gil->depth = ended.gil_depth_before;
   }
   if (options_.is_enabled(Checker::host_function_lifetime)) lifetime_.ended(ended.host_function.id);
+  if (options_.is_enabled(Checker::host_function_lost_at_exit)) runs_.ended(ended.host_function.run_key);
 }
 
 void SanitizerModel::take_gil(ThreadId id, ThreadState& state, const Stack& stack, Out& out) {

@@ -14,6 +14,7 @@
 
 #include "checkers/core/events.h"
 #include "checkers/core/host_function_lifetime.h"
+#include "checkers/core/host_function_runs.h"
 #include "checkers/core/lock_order_graph.h"
 #include "checkers/core/options.h"
 #include "checkers/core/report.h"
@@ -31,9 +32,11 @@ class SanitizerModel {
   void thread_exited(ThreadId thread);
   void driver_call_enter(const DriverCallEnter& event, Out& out);
   void driver_call_exit(const DriverCallExit& event, Out& out);
-  void host_function_enqueued(const HostFunctionEnqueued& event);
+  void host_function_enqueued(const HostFunctionEnqueued& event, Out& out);
   void host_function_begin(const HostFunctionBegin& event, Out& out);
   void host_function_end(ThreadId thread, Out& out);
+  // The launcher's trampoline in `thread`'s current host function did not call its callable.
+  void host_function_skipped(ThreadId thread, Out& out);
   void gil_acquire_begin(ThreadId thread, const Stack& stack, Out& out);
   void gil_acquired(ThreadId thread, Out& out);
   void gil_released(ThreadId thread);
@@ -42,7 +45,9 @@ class SanitizerModel {
   void lock_destroyed(std::uint64_t lock);
   void stream_destroyed(Handle context, Handle stream);
   void context_destroyed(Handle context);
+  void context_failed(Handle context) { runs_.context_failed(context); }
   void interpreter_finalization_began();
+  void interpreter_finished(Out& out);
   void unraisable_in_host_function(const UnraisableInHostFunction& event, Out& out);
   void callable_released(const CallableReleased& event, Out& out);
   void graph_holds_callable(std::uint64_t graph, const HostFunction& host_function);
@@ -54,6 +59,8 @@ class SanitizerModel {
   void set_stack_capture(std::function<Stack(ThreadId)> capture) { capture_stack_ = std::move(capture); }
 
   std::size_t ignored_events() const { return ignored_events_; }
+  // Host functions enqueued that have not begun (a front end may wait for them before finish()).
+  std::size_t waiting_runs() const { return runs_.waiting_runs(); }
   const LockOrderGraph& graph() const { return graph_; }
 
  private:
@@ -92,6 +99,10 @@ class SanitizerModel {
   void report_gil_after_finalization(ThreadId id, const ThreadState& state, const Stack& stack,
                                      Out& out);
   void forget_pending(NodeId stream_node, const HostFunction& host_function);
+  // host-function-lost-at-exit (sanitizer_runs.cpp).
+  void note_launcher_description(const HostFunctionEnqueued& event);
+  void note_driver_enqueue(const HostFunctionEnqueued& event);
+  void report_lost(const std::vector<HostFunctionRuns::Lost>& lost, Out& out);
   std::string pending_summary(const std::vector<NodeId>& streams) const;
 
   const Options& options_;
@@ -106,6 +117,16 @@ class SanitizerModel {
   static constexpr std::size_t kPendingShown = 16;
   std::unordered_map<NodeId, std::deque<HostFunction>> pending_;
   HostFunctionLifetime lifetime_;
+  HostFunctionRuns runs_;
+  // What launchers said about the host functions they handed to the driver, by the userData they
+  // gave it, with where they were enqueued: joins the driver's record of a run (run_key, userData)
+  // with the launcher's description. Erased when the launcher releases the callable.
+  struct LauncherDescription {
+    HostFunction host_function;
+    Stack enqueue_stack;
+  };
+  std::unordered_map<std::uint64_t, LauncherDescription> described_;  // by userData
+  std::unordered_map<std::uint64_t, std::uint64_t> described_by_id_;   // callable id -> userData
   bool finalizing_ = false;
   std::unordered_set<std::string> reported_keys_;
   std::size_t ignored_events_ = 0;

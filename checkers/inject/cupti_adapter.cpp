@@ -11,6 +11,7 @@
 #include <mutex>
 
 #include "checkers/inject/inject_runtime.h"
+#include "checkers/inject/observed_front_end.h"
 
 namespace {
 
@@ -67,7 +68,27 @@ const char* cupti_error(CUptiResult result) {
   return text != nullptr ? text : "unknown CUPTI error";
 }
 
+// On one of gilsan's drivers: its observer is the source, CUPTI stays out (observed_front_end.h).
+int start_observed(gilsan::checkers::inject::SetObserver set_observer) {
+  auto* runtime = new InjectRuntime();
+  if (std::string error = gilsan::checkers::inject::start_injected_sanitizer(*runtime); !error.empty()) {
+    std::cerr << "gilsan: injection off: " << error << std::endl;
+    delete runtime;
+    return 0;
+  }
+  gilsan::checkers::inject::attach_to_the_watchdog();
+  if (std::string error = gilsan::checkers::inject::start_observed_front_end(*runtime, set_observer); !error.empty()) {
+    std::cerr << "gilsan: injection off: " << error << std::endl;
+    return 0;  // the runtime is not freed: the driver may have kept a pointer to it
+  }
+  g_runtime = runtime;
+  std::atexit(finish_at_exit);
+  return 1;
+}
+
 int start() {
+  if (auto set_observer = gilsan::checkers::inject::loaded_driver_observer_setter()) return start_observed(set_observer);
+  gilsan::checkers::inject::attach_to_the_watchdog();
   gilsan::checkers::inject::InjectedDriver driver;
   if (std::string missing = gilsan::checkers::inject::resolve_loaded_driver(driver); !missing.empty()) {
     std::cerr << "gilsan: injection off: " << missing << std::endl;

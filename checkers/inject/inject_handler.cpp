@@ -272,28 +272,7 @@ WrappedHostFunction* InjectHandler::make_record(CUhostFn function, void* user_da
 }
 
 const HostFunctionCode& InjectHandler::code_of(CUhostFn function) {
-  const void* address = reinterpret_cast<const void*>(function);
-  // A program launches the same few functions over and over: the thread's last answer is checked
-  // first, without the lock.
-  struct Last {
-    std::uint64_t instance = 0;
-    const void* address = nullptr;
-    const HostFunctionCode* code = nullptr;
-  };
-  thread_local Last last;
-  if (last.instance == instance_ && last.address == address) return *last.code;
-  std::lock_guard lock(records_mutex_);
-  auto found = code_.find(address);
-  if (found == code_.end()) {
-    CodeAddressNames names = describe_code_address(address);
-    HostFunctionCode code;
-    code.kind = guess_host_function_kind(names);
-    code.callable = std::move(names.callable);
-    code.implementation = std::move(names.implementation);
-    found = code_.emplace(address, std::move(code)).first;
-  }
-  last = Last{instance_, address, &found->second};
-  return found->second;
+  return identities_.of(reinterpret_cast<const void*>(function));
 }
 
 bool InjectHandler::stream_is_capturing(CUstream stream) const {

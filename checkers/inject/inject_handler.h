@@ -127,8 +127,7 @@ class InjectHandler {
   std::mutex records_mutex_;
   std::vector<std::unique_ptr<WrappedHostFunction>> lasting_records_;  // graph nodes, captures
   RecordPool record_pool_;  // one-shot records (stream launches)
-  // By host function address; entries are never erased, so references to them stay valid.
-  std::unordered_map<const void*, HostFunctionCode> code_;
+  HostFunctionIdentities identities_;  // what code_of answers
 };
 
 }  // namespace gilsan::checkers::inject

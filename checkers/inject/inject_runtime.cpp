@@ -31,8 +31,9 @@ constexpr std::size_t kShownFrames = 24;
 Options injected_default_options() {
   Options defaults;
   // Off by default here: programs no one wrote for gilsan sync with the GIL held all the time, and
-  // only a pending Python callback makes that a deadlock (lock-order-cycle reports that case).
-  defaults.set_enabled(Checker::gil_held_blocking_call, false);
+  // only a pending Python callback makes that a deadlock (lock-order-cycle reports that case). A
+  // program `gilsan run` started (GILSAN_SANITIZE=1) is checked as a scenario is: everything on.
+  if (environment("GILSAN_SANITIZE") != "1") defaults.set_enabled(Checker::gil_held_blocking_call, false);
   defaults.report_path = environment("GILSAN_REPORT");
   return defaults;
 }
@@ -49,11 +50,19 @@ void symbolize_injected_stack(Stack& stack) {
   if (stack.size() > kShownFrames) stack.resize(kShownFrames);
 }
 
-std::string start_inject_runtime(InjectRuntime& runtime, const InjectedDriver& driver) {
+std::string start_injected_sanitizer(InjectRuntime& runtime) {
   try {
+    std::ostream* text_out = &std::cerr;
+    if (const std::string text_path = environment("GILSAN_SANITIZER_TEXT"); !text_path.empty()) {
+      runtime.text_file.open(text_path);
+      if (!runtime.text_file) return "GILSAN_SANITIZER_TEXT=" + text_path + ": cannot be written";
+      text_out = &runtime.text_file;
+    }
     const std::shared_ptr<const DriverProfile> profile = load_profile_for_sources();
     SanitizerConfig config = config_from_options(environment("GILSAN_OPTIONS"), injected_default_options(),
-                                                 behaviour_from_profile(profile), std::cerr);
+                                                 behaviour_from_profile(profile), *text_out);
+    // The first report may come from inside a driver call, with the driver's own locks held: end the
+    // process at once (_exit: no atexit handler may wait for those locks).
     config.halt = [](int exit_code) {
       std::fflush(nullptr);
       ::_exit(exit_code);
@@ -61,11 +70,19 @@ std::string start_inject_runtime(InjectRuntime& runtime, const InjectedDriver& d
     prepare_native_stack_capture();
     config.capture_stack = capture_injected_stack;
     config.symbolize_stack = symbolize_injected_stack;
-    DriverBehaviour behaviour = behaviour_from_profile(profile);
-    const bool report_enqueued = config.options.is_enabled(Checker::gil_held_blocking_call);
     if (config.options.stats) runtime.stats = std::make_unique<OwnTimeStats>();
     runtime.sanitizer = std::make_unique<Sanitizer>(std::move(config));
+    return "";
+  } catch (const std::exception& error) {
+    runtime.sanitizer.reset();
+    return error.what();
+  }
+}
 
+std::string start_inject_handler(InjectRuntime& runtime, const InjectedDriver& driver) {
+  try {
+    const std::shared_ptr<const DriverProfile> profile = load_profile_for_sources();
+    DriverBehaviour behaviour = behaviour_from_profile(profile);
     InjectOptions options;
     if (driver.get_error_name != nullptr) {
       options.error_names = ErrorNames([&driver](int code) -> const char* {
@@ -73,7 +90,10 @@ std::string start_inject_runtime(InjectRuntime& runtime, const InjectedDriver& d
         return driver.get_error_name(static_cast<CUresult>(code), &name) == CUDA_SUCCESS ? name : nullptr;
       });
     }
-    options.report_enqueued = report_enqueued;
+    // host_function_enqueued only feeds gil-held-blocking-call's list of pending host functions.
+    options.report_enqueued = environment("GILSAN_SANITIZE") == "1" || parse_options(environment("GILSAN_OPTIONS"),
+                                                                                     injected_default_options())
+                                                                             .is_enabled(Checker::gil_held_blocking_call);
     options.runtime_error_name = runtime_error_name;
     options.holds_gil = [&runtime] { return runtime.gil_probe.holds_gil(); };
     options.write_board = !environment(board::kBoardEnvironmentVariable).empty() && board::attach();
@@ -84,9 +104,24 @@ std::string start_inject_runtime(InjectRuntime& runtime, const InjectedDriver& d
     return "";
   } catch (const std::exception& error) {
     runtime.handler.reset();
-    runtime.sanitizer.reset();
     return error.what();
   }
+}
+
+std::string start_inject_runtime(InjectRuntime& runtime, const InjectedDriver& driver) {
+  if (std::string error = start_injected_sanitizer(runtime); !error.empty()) return error;
+  if (std::string error = start_inject_handler(runtime, driver); !error.empty()) {
+    runtime.sanitizer.reset();
+    return error;
+  }
+  return "";
+}
+
+bool attach_to_the_watchdog() {
+  if (environment(board::kBoardEnvironmentVariable).empty() || !board::attach()) return false;
+  board::install_stack_sampler();
+  board::install_crash_reporter();
+  return true;
 }
 
 int finish_inject_runtime(InjectRuntime& runtime) {

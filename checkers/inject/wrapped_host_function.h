@@ -11,6 +11,7 @@
 #include <string>
 
 #include "checkers/core/handles.h"
+#include "checkers/sources/code_address.h"
 
 namespace gilsan::checkers::inject {
 
@@ -18,11 +19,8 @@ class InjectHandler;
 
 // What the handler learned once about the code at a host function's address: shared by every
 // record of that function, so that a launch copies no strings.
-struct HostFunctionCode {
-  HostFunctionKind kind = HostFunctionKind::native;
-  std::string callable;        // for HostFunction::callable
-  std::string implementation;  // for HostFunction::implementation
-};
+// Who a wrapped host function is (code_address.h): named once per code address.
+using HostFunctionCode = HostFunctionIdentity;
 
 // One cache line, aligned: pooled records sit side by side (record_pool.h), and the callback thread
 // finishing one must not disturb the line of the next, which the launching thread is filling in.

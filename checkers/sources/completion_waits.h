@@ -1,13 +1,15 @@
 // What a driver call waits for (the core's CompletionWait), from the call's name and arguments.
 //
-// The core never guesses from names; every source asks this one table so that the sim source and
-// the injection library agree. Only the calls whose purpose is to wait are listed:
+// The core never guesses from names; every source asks this class so that the sim source and the
+// injection library agree, and the calls and what each waits for are the one table the watchdog reads
+// too (synchronizing_calls.inc):
 //   cuStreamSynchronize(S)  waits for S; for the NULL or legacy stream, for the whole context (the
 //                           legacy stream waits for every blocking stream; non-blocking streams are
 //                           over-approximated);
 //   cuEventSynchronize(E)   waits for the stream E was last recorded on (nothing when that is
 //                           unknown, e.g. an event recorded before the source started);
-//   cuCtxSynchronize        waits for the whole context.
+//   cuCtxSynchronize        waits for the whole context;
+// and the runtime's cudaStreamSynchronize, cudaEventSynchronize, cudaDeviceSynchronize alike.
 // Synchronous copies and memsets, which also wait for the legacy stream, are not listed: see
 // docs/sanitizer.md, "Event sources".
 #pragma once
@@ -21,7 +23,7 @@
 
 namespace gilsan::checkers {
 
-// The special stream handles of cuda.h, as integers.
+// The special stream handles of cuda.h, as integers (synchronizing_calls.h: waits_for_whole_context).
 inline constexpr Handle kNullStream = 0;
 inline constexpr Handle kLegacyStream = 0x1;     // CU_STREAM_LEGACY
 inline constexpr Handle kPerThreadStream = 0x2;  // CU_STREAM_PER_THREAD

@@ -14,7 +14,7 @@
 extern "C" {
 #endif
 
-#define GILSAN_SANITIZER_HOOKS_ABI 3
+#define GILSAN_SANITIZER_HOOKS_ABI 4
 #define GILSAN_SANITIZER_HOOKS_SYMBOL "gilsan_sanitizer_hooks"
 
 /* One host function of the module: its payload record (the id the lifetime checker follows). */
@@ -25,6 +25,9 @@ typedef struct GilsanSanitizerHostFunction {
   unsigned long long context;
   unsigned long long stream;
   int stream_known; /* 0 for a graph host node: the graph may run on any stream */
+  /* The userData the module gives the driver with it (the payload's address): joins the driver's
+   * record of each run with this description. */
+  unsigned long long user_data;
 } GilsanSanitizerHostFunction;
 
 /* The module's writer of the calling thread's Python stack: at most `max_frames` frames, innermost
@@ -51,6 +54,9 @@ typedef struct GilsanSanitizerHooks {
   void (*host_function_dropped)(unsigned long long id);
   void (*host_function_begin)(const GilsanSanitizerHostFunction* host_function);
   void (*host_function_end)(void);
+  /* Inside the current host function, before host_function_end: the trampoline did not call the
+   * callable, because the interpreter was finalizing. That run is lost. */
+  void (*host_function_skipped)(void);
   /* A Python host function of the module raised; `message` is "Type: text". Called on the
    * callback thread, inside the host function, just before the exception goes to
    * sys.unraisablehook. */

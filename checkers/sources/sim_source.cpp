@@ -3,8 +3,11 @@
 #include <dlfcn.h>
 
 #include <cstdint>
+#include <vector>
 
+#include "checkers/core/host_function_runs.h"
 #include "checkers/sources/code_address.h"
+#include "checkers/sources/synchronizing_calls.h"
 #include "checkers/sources/thread_identity.h"
 
 namespace gilsan::checkers {
@@ -12,28 +15,32 @@ namespace {
 
 Handle as_handle(const void* pointer) { return reinterpret_cast<std::uintptr_t>(pointer); }
 
+}  // namespace
 
-HostFunction describe(const GilsanSimHostFunction& host_function) {
+HostFunction SimSource::describe(const GilsanSimHostFunction& host_function) {
   HostFunction described;
-  // The sim's id counts enqueued runs, not callables: it does not identify what the source keeps
-  // alive, so the lifetime checker is left to sources that know (the gilsan module).
+  // The driver's id is a run key, not a callable: it does not identify what the source keeps alive,
+  // so the lifetime checker is left to sources that know (the gilsan module).
   described.id = 0;
   described.kind = HostFunctionKind::native;
-  if (host_function.fn != nullptr) {
-    CodeAddressNames names = describe_code_address(reinterpret_cast<const void*>(host_function.fn));
-    described.kind = guess_host_function_kind(names);
-    described.callable = std::move(names.callable);
-    described.implementation = std::move(names.implementation);
+  const void* code = host_function.fn != nullptr ? reinterpret_cast<const void*>(host_function.fn)
+                                                 : reinterpret_cast<const void*>(host_function.callback);
+  if (code != nullptr) {
+    const HostFunctionIdentity& identity = identities_.of(code);
+    described.kind = identity.kind;
+    described.callable = identity.callable;
+    described.implementation = identity.implementation;
   } else {
     described.callable = "cuStreamAddCallback callback";
     described.implementation = "unknown";
   }
   described.context = as_handle(host_function.context);
   described.stream = as_handle(host_function.stream);
+  described.run_key = host_function.id;
+  described.user_data = as_handle(host_function.user_data);
   return described;
 }
 
-}  // namespace
 
 SimSource::SimSource(Sanitizer& sanitizer, SimSourceOptions options)
     : sanitizer_(sanitizer), options_(std::move(options)) {}
@@ -54,10 +61,47 @@ GilsanSimObserver SimSource::observer() {
   observer.host_function_end = [](void* user, const GilsanSimHostFunction* host_function) {
     static_cast<SimSource*>(user)->host_function_end(*host_function);
   };
+  observer.host_function_enqueued = [](void* user, const GilsanSimHostFunction* host_function) {
+    static_cast<SimSource*>(user)->host_function_enqueued(*host_function);
+  };
   return observer;
 }
 
+namespace {
+
+// Per thread: the host functions it is running (calls inside one always matter), and for each call it
+// is in, whether its entry went to the Sanitizer (so that its exit does too).
+thread_local int t_host_function_depth = 0;
+thread_local std::vector<bool> t_calls_sent;
+
+}  // namespace
+
+bool SimSource::matters(const GilsanSimApiCall& call) {
+  if (t_host_function_depth > 0) return true;
+  // Drivers pass string literals: the address identifies the entry point. A loop of launches asks about
+  // the same one again and again, so each thread remembers its last answer.
+  struct Last {
+    const SimSource* source = nullptr;
+    const char* entry_point = nullptr;
+    bool matters = false;
+  };
+  thread_local Last last;
+  if (last.source == this && last.entry_point == call.entry_point) return last.matters;
+  std::lock_guard lock(classes_mutex_);
+  auto [found, added] = matters_by_name_.emplace(call.entry_point, false);
+  if (added) {
+    const std::string_view name = call.entry_point;
+    found->second = synchronizing_wait(name).has_value() ||
+                    (options_.blocks_while_host_function_runs && options_.blocks_while_host_function_runs(name));
+  }
+  last = Last{this, call.entry_point, found->second};
+  return found->second;
+}
+
 void SimSource::api_enter(const GilsanSimApiCall& call) {
+  const bool send = matters(call);
+  t_calls_sent.push_back(send);
+  if (!send) return;
   DriverCallEnter event;
   event.thread = current_thread_id();
   event.entry_point = call.entry_point;
@@ -81,8 +125,14 @@ void SimSource::api_exit(const GilsanSimApiCall& call, CUresult result) {
     }
   }
   const int code = static_cast<int>(result);
-  sanitizer_.driver_call_exit(
-      DriverCallExit{current_thread_id(), entry_point, code, options_.error_names.name(code)});
+  // An exit whose entry was not seen (cuInit's, when the source came in during it) is not sent.
+  const bool sent = !t_calls_sent.empty() && t_calls_sent.back();
+  if (!t_calls_sent.empty()) t_calls_sent.pop_back();
+  if (sent) {
+    sanitizer_.driver_call_exit(DriverCallExit{current_thread_id(), entry_point, code, options_.error_names.name(code)});
+  } else if (is_sticky_error(code)) {
+    sanitizer_.context_failed(as_handle(call.context));
+  }
   if (result != CUDA_SUCCESS) return;
   // After the exit: the call that destroyed a stream or context may itself have waited on it.
   if (entry_point == "cuStreamDestroy" && call.stream != nullptr) {
@@ -92,11 +142,24 @@ void SimSource::api_exit(const GilsanSimApiCall& call, CUresult result) {
   }
 }
 
+void SimSource::host_function_enqueued(const GilsanSimHostFunction& host_function) {
+  sanitizer_.host_function_enqueued(HostFunctionEnqueued{current_thread_id(), describe(host_function), {}});
+}
+
 void SimSource::host_function_begin(const GilsanSimHostFunction& host_function) {
+  // Only the driver runs host functions: name its thread for the reports, once (a peer's trampoline
+  // does not, the gilsan module's does too).
+  thread_local bool named = false;
+  if (!named) {
+    named = true;
+    sanitizer_.name_thread(current_thread_id(), "driver callback thread");
+  }
+  ++t_host_function_depth;
   sanitizer_.host_function_begin(HostFunctionBegin{current_thread_id(), describe(host_function), {}});
 }
 
 void SimSource::host_function_end(const GilsanSimHostFunction&) {
+  if (t_host_function_depth > 0) --t_host_function_depth;
   sanitizer_.host_function_end(current_thread_id());
 }
 

@@ -1,6 +1,7 @@
-// SimSource: the simulated driver's observer hooks (harness/simcuda/gilsan_sim.h) as an event
-// source of the Sanitizer, so that a process running on the sim gets driver-call and host-function
-// events without CUPTI.
+// SimSource: a gilsan driver's observer hooks (harness/simcuda/gilsan_sim.h) as an event source of
+// the Sanitizer: the simulated driver's, or the forwarding driver's in front of the real one
+// (harness/cudashim), so that a process on either gets driver-call and host-function events
+// without CUPTI, through the same code.
 //
 // Every hook runs synchronously on the thread concerned (the caller of a driver call, the driver's
 // callback thread for a host function) and calls only the Sanitizer: never the driver, never the
@@ -10,9 +11,12 @@
 
 #include <functional>
 #include <optional>
+#include <mutex>
 #include <string>
+#include <unordered_map>
 
 #include "checkers/core/sanitizer.h"
+#include "checkers/sources/code_address.h"
 #include "checkers/sources/completion_waits.h"
 #include "checkers/sources/error_names.h"
 #include "harness/simcuda/gilsan_sim.h"
@@ -25,6 +29,10 @@ struct SimSourceOptions {
   // Whether the calling thread holds the GIL at a call's entry (e.g. a PythonGilProbe); empty or
   // nullopt: the Sanitizer goes by the GIL events it has seen.
   std::function<std::optional<bool>()> holds_gil;
+  // Which calls the driver blocks while a host function runs (the profile's). With the synchronizing
+  // calls and every call made inside a host function, those are the calls sent to the Sanitizer; the
+  // others (most calls, every launch) cost one lookup. Empty: none blocks.
+  std::function<bool(std::string_view entry_point)> blocks_while_host_function_runs;
 };
 
 class SimSource {
@@ -43,11 +51,19 @@ class SimSource {
   void api_exit(const GilsanSimApiCall& call, CUresult result);
   void host_function_begin(const GilsanSimHostFunction& host_function);
   void host_function_end(const GilsanSimHostFunction& host_function);
+  void host_function_enqueued(const GilsanSimHostFunction& host_function);
 
  private:
+  HostFunction describe(const GilsanSimHostFunction& host_function);
+  // Whether the call can add to the lock-order graph or be a finding (see SimSourceOptions).
+  bool matters(const GilsanSimApiCall& call);
+
   Sanitizer& sanitizer_;
   SimSourceOptions options_;
   CompletionWaits waits_;
+  HostFunctionIdentities identities_;
+  std::mutex classes_mutex_;
+  std::unordered_map<const char*, bool> matters_by_name_;  // by the driver's entry-point string
 };
 
 // Installs `observer` in the simulated driver already loaded from `library_path` (dlopen with

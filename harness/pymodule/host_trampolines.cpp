@@ -20,6 +20,7 @@ void CUDA_CB stream_python_trampoline(void* data) {
   // Checked before PyGILState_Ensure: once finalization began, Ensure itself is the hazard.
   if (!try_enter_python()) {
     stats().host_functions_skipped.fetch_add(1);
+    observe_host_function_skipped();
     observe_host_function_end();
     observe_payload_released(payload);
     leak_payload(payload);
@@ -47,6 +48,7 @@ void CUDA_CB graph_python_trampoline(void* data) {
   observe_graph_host_function_begin(payload);
   if (!try_enter_python()) {
     stats().host_functions_skipped.fetch_add(1);
+    observe_host_function_skipped();
     observe_host_function_end();
     graph_host_run_finished();
     return;

@@ -52,6 +52,7 @@ GilsanSanitizerHostFunction sanitizer_host_function(const HostPayload* payload, 
   host_function.context = as_id(context);
   host_function.stream = as_id(stream);
   host_function.stream_known = stream_known ? 1 : 0;
+  host_function.user_data = as_id(payload);
   return host_function;
 }
 
@@ -92,6 +93,7 @@ GilsanSanitizerHostFunction graph_node_record(const HostPayload* payload) {
   host_function.python = 1;
   host_function.description = payload->description[0] != '\0' ? payload->description : nullptr;
   host_function.stream_known = 0;
+  host_function.user_data = as_id(payload);
   return host_function;
 }
 
@@ -377,6 +379,10 @@ void observe_graph_host_function_begin(const HostPayload* payload) {
     const GilsanSanitizerHostFunction host_function = sanitizer_host_function(payload, payload->serial, nullptr, nullptr, false);
     hooks->host_function_begin(&host_function);
   }
+}
+
+void observe_host_function_skipped() {
+  if (const GilsanSanitizerHooks* hooks = sanitizer()) hooks->host_function_skipped();
 }
 
 void observe_host_function_end() {

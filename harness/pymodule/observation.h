@@ -85,6 +85,9 @@ void observe_graph_payload_released(const HostPayload* payload);
 void observe_host_function_begin(const HostPayload* payload);
 void observe_graph_host_function_begin(const HostPayload* payload);
 void observe_host_function_end();
+// Inside a host function of ours, before observe_host_function_end: the trampoline skipped the
+// callable because the interpreter was finalizing.
+void observe_host_function_skipped();
 // GIL held, an exception set: the Python callable of a host function raised, and the exception is
 // about to become unraisable. Leaves the exception set as it was.
 void observe_host_function_raised();

@@ -63,6 +63,8 @@ void ChildReportReader::parse_line(std::string_view line) {
       report_.finalize_status = record.at("status").get<int>();
       if (const auto skipped = record.find("skipped_host_functions"); skipped != record.end() && !skipped->is_null())
         report_.skipped_host_functions = skipped->get<unsigned long long>();
+    } else if (event == "program") {
+      report_.program = text_field(record, "command");
     } else if (event == "error") {
       report_.harness_error = text_field(record, "message");
     } else {
@@ -111,6 +113,10 @@ void ChildReportWriter::finalized(int status, std::optional<unsigned long long> 
 
 void ChildReportWriter::error(std::string_view message) {
   write_line(serialized({{"event", "error"}, {"message", message}}));
+}
+
+void ChildReportWriter::program(std::string_view command_line) {
+  write_line(serialized({{"event", "program"}, {"command", command_line}}));
 }
 
 void ChildReportWriter::write_line(const std::string& line) {

@@ -46,6 +46,7 @@ struct ChildReport {
   std::optional<ExceptionRecord> exception;
   std::optional<int> system_exit_code;
   std::optional<std::string> driver;
+  std::optional<std::string> program;  // `gilsan run -- COMMAND`: the command line the child became
   bool finalized = false;
   int finalize_status = 0;
   std::optional<unsigned long long> skipped_host_functions;
@@ -82,6 +83,8 @@ class ChildReportWriter {
   void driver(std::string_view description);
   void finalized(int status, std::optional<unsigned long long> skipped_host_functions);
   void error(std::string_view message);
+  // The program child, just before it execs the user's command line.
+  void program(std::string_view command_line);
 
  private:
   void write_line(const std::string& line);

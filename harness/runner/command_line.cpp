@@ -38,6 +38,9 @@ class ArgumentCursor {
     return std::nullopt;
   }
 
+  // Whether a "--" has been passed: what follows is operands only.
+  bool after_separator() const { return only_operands_; }
+
   bool is_option(std::string_view argument) const {
     return !only_operands_ && argument.size() > 1 && argument.starts_with('-');
   }
@@ -118,10 +121,15 @@ RunCommand parse_run(std::span<const std::string_view> arguments) {
   RunCommand command;
   ArgumentCursor cursor("run", arguments);
   std::vector<std::string> operands;
+  std::vector<std::string> program;  // after "--": a command line to run instead of a scenario
   while (const std::optional<std::string_view> next = cursor.next()) {
     const std::string_view argument = *next;
-    if (!cursor.is_option(argument)) {
+    if (cursor.after_separator()) {
+      program.emplace_back(argument);
+    } else if (!cursor.is_option(argument)) {
       operands.emplace_back(argument);
+    } else if (argument == "--expect") {
+      command.expect = cursor.value_of(argument);
     } else if (take_run_option(cursor, argument, command.settings)) {
     } else if (argument == "--report") {
       const std::string format = cursor.value_of(argument);
@@ -135,6 +143,14 @@ RunCommand parse_run(std::span<const std::string_view> arguments) {
       cursor.unknown(argument);
     }
   }
+  if (!program.empty() || (arguments.size() > 0 && arguments.back() == "--")) {
+    if (!operands.empty())
+      throw UsageError("gilsan run: a scenario or a program after --, not both ('" + operands.front() + "')");
+    if (program.empty()) throw UsageError("gilsan run: which program? (gilsan run [options] -- COMMAND [ARGS...])");
+    command.settings.program = std::move(program);
+    return command;
+  }
+  if (command.expect) throw UsageError("gilsan run: --expect is for a program run with -- (a scenario says it in its header)");
   if (operands.size() != 1)
     throw UsageError(operands.empty() ? "gilsan run: which scenario? (gilsan run SCENARIO.py)"
                                       : "gilsan run: one scenario at a time (use gilsan suite for several)");
@@ -152,6 +168,8 @@ SuiteCommand parse_suite(std::span<const std::string_view> arguments) {
     } else if (take_run_option(cursor, argument, command.settings.run)) {
     } else if (argument == "--junit") {
       command.settings.junit_path = cursor.value_of(argument);
+    } else if (argument == "--json") {
+      command.settings.json_path = cursor.value_of(argument);
     } else if (argument == "--filter") {
       command.settings.filter = cursor.value_of(argument);
     } else {
@@ -160,6 +178,17 @@ SuiteCommand parse_suite(std::span<const std::string_view> arguments) {
   }
   if (command.settings.roots.empty()) command.settings.roots.push_back(default_scenario_folder());
   return command;
+}
+
+ProgramArguments parse_program_child(std::span<const std::string_view> arguments) {
+  ProgramArguments child;
+  ArgumentCursor cursor(kProgramChildCommand, arguments);
+  while (const std::optional<std::string_view> next = cursor.next()) {
+    if (!cursor.after_separator()) throw UsageError(std::string(kProgramChildCommand) + " is internal; use 'gilsan run -- COMMAND'");
+    child.command.emplace_back(*next);
+  }
+  if (child.command.empty()) throw UsageError(std::string(kProgramChildCommand) + ": no command");
+  return child;
 }
 
 ChildArguments parse_child(std::span<const std::string_view> arguments) {
@@ -193,11 +222,14 @@ Command parse_command_line(std::span<const std::string_view> arguments) {
   const std::string_view command = arguments.front();
   const auto rest = arguments.subspan(1);
   if (command == "--help" || command == "-h" || command == "help") return HelpCommand{};
-  for (std::string_view argument : rest)
+  for (std::string_view argument : rest) {
+    if (argument == "--") break;  // a program's own --help is the program's
     if (argument == "--help" || argument == "-h") return HelpCommand{};
+  }
   if (command == "run") return parse_run(rest);
   if (command == "suite") return parse_suite(rest);
   if (command == kScenarioChildCommand) return parse_child(rest);
+  if (command == kProgramChildCommand) return parse_program_child(rest);
   throw UsageError("unknown command '" + std::string(command) + "'");
 }
 
@@ -206,9 +238,11 @@ std::string usage_text() {
   gilsan run SCENARIO.py [--driver auto|real|sim] [--profile FILE] [--timeout SECONDS]
                          [--python-env VENV] [--report text|json] [-o REPORT_FILE]
                          [--quiet-ms N] [--dot FILE] [--sanitize on|off]
+  gilsan run [--driver ...] [--expect OUTCOME] [--timeout SECONDS] [--report ...] [-o FILE]
+             [--quiet-ms N] [--dot FILE] [--sanitize on|off] -- COMMAND [ARGS...]
   gilsan suite [PATH...] [--driver auto|real|sim] [--profile FILE] [--timeout SECONDS]
-                         [--python-env VENV] [--junit FILE] [--filter TEXT] [--quiet-ms N]
-                         [--sanitize on|off]
+                         [--python-env VENV] [--junit FILE] [--json FILE] [--filter TEXT]
+                         [--quiet-ms N] [--sanitize on|off]
   gilsan probe [--driver real|sim] [--profile IN] [-o PROFILE.json] [--markdown FILE]
   gilsan probe --diff A.json B.json
   gilsan --help
@@ -216,6 +250,9 @@ std::string usage_text() {
 run     runs one scenario in a child process with an embedded Python and reports its outcome
         against the scenario's '# gilsan: expect = ...' header. A watchdog supervises the child:
         a hang becomes the outcome deadlock:CLASS (docs/watchdog.md), with its report.
+        With -- COMMAND, runs that program as it is (your python and venv, or a native binary)
+        under the same watchdog, driver and sanitizer (injected), expecting --expect (default
+        pass) and with no timeout unless --timeout gives one.
 suite   runs every *.py scenario under each PATH (default: )" +
          default_scenario_folder() + R"(),
         one line each, then "N passed, N failed, N skipped".
@@ -225,6 +262,7 @@ probe   measures what the driver blocks and allows around host functions (docs/p
   --driver       the CUDA driver the gilsan module uses (default auto: real if usable, else sim)
   --profile      the simulated driver's behaviour profile (JSON)
   --timeout      seconds before the scenario is stopped; overrides the header's timeout (default 60)
+  --expect       (run -- COMMAND) the expected outcome, as a header's expect (default pass)
   --python-env   a virtualenv whose site-packages the scenario sees (same Python version as gilsan's)
   --report       the report's form on stdout or in -o's file (default text); it includes the
                  watchdog's hang or crash report (class, cycle, stacks) when there is one
@@ -234,6 +272,7 @@ probe   measures what the driver blocks and allows around host functions (docs/p
   --sanitize     run the sanitizer in the scenario (default on; docs/sanitizer.md): its findings
                  become the outcome report:CHECKER; GILSAN_OPTIONS configures it
   --junit        also write JUnit XML for CI
+  --json         also write the results as JSON (schema gilsan-suite-results/1)
   --filter       only scenarios whose path contains TEXT
 
 exit codes:

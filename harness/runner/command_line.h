@@ -9,6 +9,7 @@
 #include <string_view>
 #include <variant>
 
+#include "harness/runner/program_child.h"
 #include "harness/runner/scenario_child.h"
 #include "harness/runner/scenario_run.h"
 #include "harness/runner/suite.h"
@@ -24,13 +25,14 @@ struct RunCommand {
   RunSettings settings;
   ReportFormat format = ReportFormat::Text;
   std::optional<std::string> output_path;  // -o: the report goes there, a one-line summary to stdout
+  std::optional<std::string> expect;       // --expect, for a program (settings.program)
 };
 
 struct SuiteCommand {
   SuiteSettings settings;
 };
 
-using Command = std::variant<HelpCommand, RunCommand, SuiteCommand, ChildArguments>;
+using Command = std::variant<HelpCommand, RunCommand, SuiteCommand, ChildArguments, ProgramArguments>;
 
 // A bad flag or value; main prints it with a pointer to --help and exits 2.
 class UsageError : public std::runtime_error {

@@ -26,6 +26,7 @@ int main(int argc, char** argv) {
   try {
     const Command command = parse_command_line(arguments);
     if (const auto* child = std::get_if<ChildArguments>(&command)) run_scenario_child(*child);
+    if (const auto* program = std::get_if<ProgramArguments>(&command)) run_program_child(*program);
     if (const auto* run = std::get_if<RunCommand>(&command)) return run_command(*run);
     if (const auto* suite = std::get_if<SuiteCommand>(&command)) return suite_command(*suite);
     std::cout << usage_text();

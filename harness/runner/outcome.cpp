@@ -23,25 +23,24 @@ bool contains(const std::vector<std::string_view>& names, std::string_view name)
 
 }  // namespace
 
-// The watchdog's own names (deadlock_class.h), so an expectation can name exactly what it reports.
+// The taxonomy's names (checkers/core/deadlock_classes.inc, the watchdog's and the core's one table),
+// so an expectation can name exactly what the watchdog reports.
 const std::vector<std::string_view>& deadlock_classes() {
-  using watchdog::DeadlockClass;
   static const std::vector<std::string_view> classes = [] {
     std::vector<std::string_view> names;
-    for (DeadlockClass value : {DeadlockClass::GilDriverInversion, DeadlockClass::CallbackSelfWait,
-                                DeadlockClass::CallbackSerialization, DeadlockClass::CallbackDriverLock,
-                                DeadlockClass::UserLockInversion, DeadlockClass::Finalization, DeadlockClass::GpuStall,
-                                DeadlockClass::Unknown})
-      names.emplace_back(watchdog::to_string(value));
+    for (const DeadlockClassInfo& row : kDeadlockClasses) names.push_back(row.name);
     return names;
   }();
   return classes;
 }
 
+// The sanitizer's checker names, from its one table (a header-only list: no link to the checkers).
 const std::vector<std::string_view>& checker_names() {
   static const std::vector<std::string_view> names = {
-      "lock-order-cycle",           "cuda-call-in-host-function",       "gil-held-blocking-call",
-      "unraisable-in-host-function", "host-function-after-finalization", "host-function-lifetime"};
+#define GILSAN_CHECKER(enumerator, name, summary) name,
+#include "checkers/core/checkers.inc"
+#undef GILSAN_CHECKER
+  };
   return names;
 }
 

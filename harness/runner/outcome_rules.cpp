@@ -38,7 +38,8 @@ Outcome derive_outcome(const SupervisedRun& run, const std::vector<std::string>&
   // own 0 turned into `exitcode`), not an exit of the scenario's.
   if (WIFEXITED(run.wait_status) && WEXITSTATUS(run.wait_status) != 0 && sanitizer_checkers.empty())
     return {OutcomeKind::Exit, std::to_string(WEXITSTATUS(run.wait_status))};
-  if (!report.python_version)
+  // A program (gilsan run -- COMMAND) reports nothing after its exec: its exit status is its outcome.
+  if (!report.python_version && !report.program)
     return {OutcomeKind::HarnessError, "the scenario child exited without reporting anything"};
   if (!report.unraisables.empty()) return {OutcomeKind::Unraisable, report.unraisables.front().type.display()};
   return {OutcomeKind::Pass, {}};

@@ -81,13 +81,17 @@ std::string one_line_report(const ScenarioResult& result) {
 std::string text_report(const ScenarioResult& result) {
   const SupervisedRun& run = result.run;
   const ChildReport& report = run.report;
-  std::string text = "scenario  " + result.scenario + "\n";
+  const bool program = result.run.report.program.has_value();
+  std::string text = (program ? "program   " : "scenario  ") + result.scenario + "\n";
   if (!result.header.description.empty()) text += "about     " + result.header.description + "\n";
   text += "expected  " + result.header.expect.to_string() + "\n";
   text += "outcome   " + result.outcome.to_string() + "\n";
   if (report.driver) text += "driver    " + *report.driver + "\n";
   if (report.python_version) text += "python    " + *report.python_version + "\n";
-  text += "time      " + seconds(run.elapsed.count()) + " (timeout " + seconds(result.timeout_seconds) + ")\n";
+  text += "time      " + seconds(run.elapsed.count()) +
+          (result.timeout_seconds >= kProgramTimeoutSeconds ? std::string(" (no timeout)")
+                                                             : " (timeout " + seconds(result.timeout_seconds) + ")") +
+          "\n";
   if (run.verdict && run.verdict->outcome.kind == OutcomeKind::Deadlock)
     text += "stopped   SIGKILL to the process group after the watchdog's snapshot\n";
   else if (run.timed_out || run.verdict)

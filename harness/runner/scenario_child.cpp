@@ -7,14 +7,17 @@
 #include <sys/resource.h>
 #include <unistd.h>
 
+#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
+#include <thread>
 
 #include "harness/board/board_writer.h"
 #include "harness/runner/child_report.h"
 #include "harness/runner/embedded_python.h"
 #include "harness/runner/python_environment.h"
+#include "harness/runner/python_lock_tracing_installer.h"
 #include "harness/runner/scenario_header.h"
 #include "harness/runner/scenario_requirements.h"
 #include "harness/runner/scenario_sanitizer.h"
@@ -87,12 +90,20 @@ void disable_core_files() {
   ::setrlimit(RLIMIT_CORE, &none);
 }
 
+// The module's own host functions first (it counts those it skipped), then whatever else the driver
+// still holds (a peer's, a native one), within one bound.
 std::optional<unsigned long long> drain_host_functions_after_finalize() {
+  const auto deadline = std::chrono::steady_clock::now() +
+                        std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+                            std::chrono::duration<double>(kDrainAfterFinalizeSeconds));
 #ifdef GILSAN_WITH_PYMODULE
-  return gilsan_module_drain_after_finalize(kDrainAfterFinalizeSeconds);
+  const std::optional<unsigned long long> skipped = gilsan_module_drain_after_finalize(kDrainAfterFinalizeSeconds);
 #else
-  return std::nullopt;
+  const std::optional<unsigned long long> skipped;
 #endif
+  while (scenario_host_functions_waiting() > 0 && std::chrono::steady_clock::now() < deadline)
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  return skipped;
 }
 
 int run(const ChildArguments& arguments, ChildReportWriter& writer) {
@@ -118,12 +129,15 @@ int run(const ChildArguments& arguments, ChildReportWriter& writer) {
     return 0;
   }
   python.report_unraisables_to(writer);
+  // Before the scenario makes its locks, so that the sanitizer and the watchdog see them.
+  install_scenario_python_locks();
   const MainResult result = python.run_main(arguments.scenario_path);
   if (result.exception) writer.exception(*result.exception);
   if (result.system_exit_code) writer.system_exit(*result.system_exit_code);
   if (std::optional<std::string> driver = python.gilsan_driver_description()) writer.driver(*driver);
 
   const int status = python.finalize();
+  scenario_interpreter_finished();
   writer.finalized(status, drain_host_functions_after_finalize());
   int exit_status = status < 0 ? 120 : 0;  // 120: what python exits with when finalization fails to flush
   if (result.exception) exit_status = 1;

@@ -14,6 +14,7 @@
 #include "harness/profile/driver_profile.h"
 #include "harness/runner/child_process.h"
 #include "harness/runner/child_report.h"
+#include "harness/runner/program_child.h"
 #include "harness/runner/outcome_rules.h"
 #include "harness/runner/scenario_child.h"
 
@@ -74,22 +75,21 @@ std::vector<std::pair<std::string, std::string>> sanitizer_signal_overrides() {
 }
 
 // The caller's environment with the variables the child and the gilsan module read set for this run.
-std::vector<std::string> child_environment(const RunSettings& settings,
+std::vector<std::string> child_environment(const RunSettings& settings, const DriverFolder& driver_folder,
                                            std::vector<std::pair<std::string, std::string>> overrides) {
-  overrides.emplace_back("GILSAN_DRIVER", settings.driver_request);
+  for (auto& driver_variable : driver_folder.child_environment()) overrides.push_back(std::move(driver_variable));
   overrides.emplace_back(kChildReportFdVariable, std::to_string(kReportFdInChild));
   if (settings.profile_path) {
     overrides.emplace_back("GILSAN_SIM_PROFILE", *settings.profile_path);
     // The sanitizer judges calls by the profile the simulated driver runs.
     if (settings.sanitize) overrides.emplace_back("GILSAN_PROFILE", *settings.profile_path);
   }
-#ifdef GILSAN_SIM_LIBRARY_PATH
-  // A GILSAN_SIM_LIBRARY already set by the user wins over the one this build produced.
-  if (std::getenv("GILSAN_SIM_LIBRARY") == nullptr) overrides.emplace_back("GILSAN_SIM_LIBRARY", GILSAN_SIM_LIBRARY_PATH);
-#endif
   for (auto& sanitizer_override : sanitizer_signal_overrides()) overrides.push_back(std::move(sanitizer_override));
-  // Only --profile chooses the profile, so a stale GILSAN_SIM_PROFILE in the shell cannot.
-  const std::vector<std::string> removed = {"GILSAN_SIM_PROFILE"};
+  // Only --profile chooses the profile, so a stale GILSAN_SIM_PROFILE in the shell cannot. A scenario
+  // child runs its own sanitizer: an injected one from the caller's CUDA_INJECTION64_PATH would
+  // compete with it for the driver's observer (a program gets gilsan's own, set above).
+  std::vector<std::string> removed = {"GILSAN_SIM_PROFILE"};
+  if (settings.program.empty()) removed.emplace_back("CUDA_INJECTION64_PATH");
 
   std::vector<std::string> environment;
   for (char** entry = environ; *entry != nullptr; ++entry) {
@@ -103,20 +103,27 @@ std::vector<std::string> child_environment(const RunSettings& settings,
   return environment;
 }
 
-ChildCommand child_command(const std::string& scenario, const RunSettings& settings,
-                           const SanitizerReportFolder* sanitizer_folder) {
+ChildCommand child_command(const std::string& scenario, const RunSettings& settings, const RunDriver& driver,
+                           const DriverFolder& driver_folder, const SanitizerReportFolder* sanitizer_folder) {
   ChildCommand command;
   command.executable = settings.executable;
-  command.arguments = {"gilsan", kScenarioChildCommand, "--driver", settings.driver_request};
-  if (settings.python.virtualenv) {
-    command.arguments.push_back("--python-env");
-    command.arguments.push_back(*settings.python.virtualenv);
+  std::vector<std::pair<std::string, std::string>> overrides;
+  if (sanitizer_folder != nullptr) overrides = sanitizer_folder->child_environment();
+  if (!settings.program.empty()) {
+    command.arguments = {"gilsan", kProgramChildCommand, "--"};
+    command.arguments.insert(command.arguments.end(), settings.program.begin(), settings.program.end());
+    // The program's sanitizer is the injected one; the driver (real or sim) loads it at cuInit.
+    if (sanitizer_folder != nullptr) overrides.emplace_back("CUDA_INJECTION64_PATH", injection_library_path());
+  } else {
+    command.arguments = {"gilsan", kScenarioChildCommand, "--driver", driver.kind};
+    if (settings.python.virtualenv) {
+      command.arguments.push_back("--python-env");
+      command.arguments.push_back(*settings.python.virtualenv);
+    }
+    command.arguments.push_back("--");
+    command.arguments.push_back(scenario);
   }
-  command.arguments.push_back("--");
-  command.arguments.push_back(scenario);
-  command.environment =
-      child_environment(settings, sanitizer_folder != nullptr ? sanitizer_folder->child_environment()
-                                                              : std::vector<std::pair<std::string, std::string>>{});
+  command.environment = child_environment(settings, driver_folder, std::move(overrides));
   command.report_fd_in_child = kReportFdInChild;
   return command;
 }
@@ -148,6 +155,14 @@ void give_the_simulated_driver_two_devices(ChildCommand& command, const Scenario
 
 }  // namespace
 
+std::string injection_library_path() {
+  if (const char* chosen = std::getenv("GILSAN_INJECT_LIBRARY"); chosen != nullptr && *chosen != '\0') return chosen;
+#ifdef GILSAN_INJECT_LIBRARY_PATH
+  if (std::filesystem::exists(GILSAN_INJECT_LIBRARY_PATH)) return GILSAN_INJECT_LIBRARY_PATH;
+#endif
+  return {};
+}
+
 ResultStatus ScenarioResult::status() const {
   switch (outcome.kind) {
     case OutcomeKind::Skipped: return ResultStatus::Skipped;
@@ -171,7 +186,11 @@ ScenarioResult run_scenario(const std::string& scenario, const ScenarioHeader& h
   // Private to this run and removed with it: the child's sanitizer writes its reports there.
   std::optional<SanitizerReportFolder> sanitizer_folder;
   if (settings.sanitize) sanitizer_folder.emplace();
-  ChildCommand command = child_command(scenario, settings, sanitizer_folder ? &*sanitizer_folder : nullptr);
+  const RunDriver driver = settings.driver ? *settings.driver : choose_run_driver(settings.driver_request);
+  // The forwarding driver is one of the sanitizer's sources: --sanitize off leaves the real driver bare.
+  const DriverFolder driver_folder(driver, settings.sanitize);
+  ChildCommand command =
+      child_command(scenario, settings, driver, driver_folder, sanitizer_folder ? &*sanitizer_folder : nullptr);
   if (sanitizer_folder && header.suppressions) add_suppressions(command, scenario, *header.suppressions);
   give_the_simulated_driver_two_devices(command, header);
   watchdog.before_spawn(command);

@@ -4,9 +4,11 @@
 #include <optional>
 #include <span>
 #include <string>
+#include <vector>
 
 #include "harness/runner/child_supervisor.h"
 #include "harness/runner/python_environment.h"
+#include "harness/runner/run_driver.h"
 #include "harness/runner/sanitizer_findings.h"
 #include "harness/runner/scenario_header.h"
 #include "harness/runner/watchdog_hook.h"
@@ -14,15 +16,23 @@
 namespace gilsan {
 
 inline constexpr double kDefaultTimeoutSeconds = 60;
+// A program (gilsan run -- COMMAND) has no timeout of its own: a week stands for none.
+inline constexpr double kProgramTimeoutSeconds = 7 * 24 * 3600;
 
 struct RunSettings {
-  std::string driver_request = "auto";            // auto | real | sim, handed to the module
+  std::string driver_request = "auto";            // auto | real | sim (--driver)
+  // What driver_request came to (choose_run_driver), decided once per command; when absent each run
+  // decides for itself.
+  std::optional<RunDriver> driver;
   std::optional<std::string> profile_path;        // the simulated driver's profile (--profile)
   std::optional<double> timeout_override_seconds; // --timeout: wins over the header's timeout
   PythonEnvironment python = default_python_environment();
   std::string executable = "/proc/self/exe";      // the binary that has the __scenario-child command
   WatchdogSettings watchdog;                      // --quiet-ms, --dot
   bool sanitize = true;                           // --sanitize on|off: the child runs the sanitizer
+  // gilsan run -- COMMAND: the child becomes this program instead of running a scenario; its sanitizer
+  // is libgilsan_inject.so (CUDA_INJECTION64_PATH), fed by the driver the run chose.
+  std::vector<std::string> program;
 };
 
 enum class ResultStatus { Passed, Failed, Skipped, Interrupted, HarnessError };
@@ -39,6 +49,10 @@ struct ScenarioResult {
 
   ResultStatus status() const;
 };
+
+// libgilsan_inject.so, the sanitizer of a program run ($GILSAN_INJECT_LIBRARY wins over the one this
+// build made), or "" when this build has none.
+std::string injection_library_path();
 
 // Every run is supervised by the watchdog (watchdog_hook.h) besides `hooks`. Throws std::system_error
 // when the child cannot be started, board::BoardError when the watchdog's board cannot be made.

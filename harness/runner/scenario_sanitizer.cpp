@@ -23,6 +23,7 @@
 #include "checkers/sources/native_stack.h"
 #include "checkers/sources/profile_behaviour.h"
 #include "checkers/sources/python_gil_probe.h"
+#include "checkers/sources/python_stack_reader.h"
 #include "checkers/sources/sanitizer_hooks.h"
 #include "checkers/sources/sim_source.h"
 #include "checkers/sources/thread_identity.h"
@@ -55,6 +56,8 @@ struct ChildSanitizer {
   // The simulated driver's observer sees every driver call of the process (the module's, ctypes',
   // CuPy's); the module's own call hooks are then redundant and ignored.
   std::atomic<bool> driver_observed{false};
+  // What the profile says the driver blocks while a host function runs: the source sends those calls.
+  DriverBehaviour behaviour;
   // The module's Python stack writer (set_python_stack), for stacks of threads that hold the GIL.
   std::atomic<GilsanPythonStackFunction> python_stack{nullptr};
 };
@@ -70,6 +73,7 @@ HostFunction host_function_of(const GilsanSanitizerHostFunction& record) {
   host_function.callable = record.description != nullptr ? record.description : "host function";
   host_function.context = record.context;
   if (record.stream_known != 0) host_function.stream = record.stream;
+  host_function.user_data = record.user_data;
   return host_function;
 }
 
@@ -81,10 +85,8 @@ struct ModuleCall {
 };
 thread_local ModuleCall t_module_call;
 
-// cuGetErrorName of the driver the module just opened, asked now, before any hook can run.
-ErrorNames error_names_of(const char* library) {
-  void* handle = library != nullptr ? ::dlopen(library, RTLD_NOW | RTLD_NOLOAD) : nullptr;
-  if (handle == nullptr) return {};
+// cuGetErrorName of a driver library, asked now, before any hook can run.
+ErrorNames error_names_from(void* handle) {
   using GetErrorName = CUresult (*)(CUresult, const char**);
   auto get_error_name = reinterpret_cast<GetErrorName>(::dlsym(handle, "cuGetErrorName"));
   ErrorNames names;
@@ -94,18 +96,50 @@ ErrorNames error_names_of(const char* library) {
       return get_error_name(static_cast<CUresult>(code), &name) == CUDA_SUCCESS ? name : nullptr;
     });
   }
-  ::dlclose(handle);  // drops only the reference RTLD_NOLOAD added
   return names;
 }
 
-void driver_opened(int is_sim, const char* library) {
-  if (g_child->source.load() != nullptr) return;  // the module opens one driver per process
+// The source that turns a driver's observer hooks (or the module's own calls) into events; made once,
+// with that driver's CUresult names.
+SimSource* make_source(void* driver_handle) {
   SimSourceOptions source_options;
-  source_options.error_names = error_names_of(library);
+  source_options.error_names = error_names_from(driver_handle);
   source_options.holds_gil = [] { return g_child->gil_probe.holds_gil(); };
+  source_options.blocks_while_host_function_runs = g_child->behaviour.blocks_while_host_function_runs;
   auto* source = new SimSource(*g_child->sanitizer, std::move(source_options));
   g_child->observer = source->observer();
   g_child->source.store(source);
+  return source;
+}
+
+// Before the interpreter starts: the libcuda.so.1 this process will use (the runner puts the simulated
+// driver, or its forwarding driver in front of the real one, first on the library path) is watched
+// from its first call, whoever makes it (the module, ctypes, CuPy, cuda.bindings). A driver without
+// gilsanSimSetObserver (the real one, run without the forwarding driver) leaves the module's own
+// calls as the only ones seen.
+void attach_driver_source() {
+  void* driver = ::dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);  // kept open for the process
+  if (driver == nullptr) return;
+  using SetObserver = CUresult (*)(const GilsanSimObserver*);
+  auto set_observer = reinterpret_cast<SetObserver>(::dlsym(driver, "gilsanSimSetObserver"));
+  if (set_observer == nullptr) {
+    ::dlclose(driver);
+    return;
+  }
+  make_source(driver);
+  if (set_observer(&g_child->observer) != CUDA_SUCCESS) {
+    std::fprintf(stderr, "gilsan: sanitizer: libcuda.so.1 refused the observer (ABI %d); only the gilsan module's calls are checked\n",
+                 GILSAN_SIM_OBSERVER_ABI);
+    return;
+  }
+  g_child->driver_observed.store(true);
+}
+
+void driver_opened(int is_sim, const char* library) {
+  if (g_child->source.load() != nullptr) return;  // watched from the start, or the module's second open
+  void* handle = library != nullptr ? ::dlopen(library, RTLD_NOW | RTLD_NOLOAD) : nullptr;
+  make_source(handle);
+  if (handle != nullptr) ::dlclose(handle);  // drops only the reference RTLD_NOLOAD added
   if (is_sim == 0 || library == nullptr) return;
   const std::string error = install_sim_observer(library, &g_child->observer);
   if (!error.empty()) {
@@ -158,6 +192,8 @@ void host_function_begin(const GilsanSanitizerHostFunction* record) {
 
 void host_function_end() { g_child->sanitizer->host_function_end(current_thread_id()); }
 
+void host_function_skipped() { g_child->sanitizer->host_function_skipped(current_thread_id()); }
+
 void unraisable_in_host_function(const char* message) {
   g_child->sanitizer->unraisable_in_host_function({current_thread_id(), message != nullptr ? message : "", {}});
 }
@@ -197,6 +233,9 @@ Stack capture_stack(ThreadId thread) {
       return stack;
     }
   }
+  // Inside a call that released the GIL (ctypes, CuPy): the thread's Python frames, read as
+  // faulthandler reads them, say more than the interpreter's native ones.
+  if (Stack python = read_python_stack_without_gil(kStackDepth); !python.empty()) return python;
   return capture_native_stack(kStackDepth);
 }
 
@@ -211,7 +250,8 @@ void symbolize_stack(Stack& stack) {
 const GilsanSanitizerHooks kHooks = {
     GILSAN_SANITIZER_HOOKS_ABI, driver_opened,          call_enter,           call_exit,
     gil_acquire_begin,          gil_acquired,           gil_released,         host_function_enqueued,
-    host_function_dropped,      host_function_begin,    host_function_end,    unraisable_in_host_function,
+    host_function_dropped,      host_function_begin,    host_function_end,    host_function_skipped,
+    unraisable_in_host_function,
     interpreter_finalizing,     callable_released,      graph_holds,          graph_destroyed,
     set_python_stack,
 };
@@ -250,8 +290,8 @@ void start_scenario_sanitizer() {
     options += (options.empty() || options.ends_with(':') ? "" : ":") + std::string("report_path=") + std::string(report);
   try {
     // Scenarios start with every checker on (gil-held-blocking-call included, unlike injection).
-    SanitizerConfig config =
-        config_from_options(options, Options(), behaviour_from_profile(load_profile_for_sources()), *text_out);
+    child->behaviour = behaviour_from_profile(load_profile_for_sources());
+    SanitizerConfig config = config_from_options(options, Options(), child->behaviour, *text_out);
     // The first report may come from inside a driver call, with the driver's own locks held: end
     // the process at once. exit_group, not _exit: ThreadSanitizer's _exit runs its finalization,
     // which can wait for those locks.
@@ -268,6 +308,17 @@ void start_scenario_sanitizer() {
   }
   child->sanitizer->name_thread(current_thread_id(), "main");
   g_child = child.release();
+  attach_driver_source();
+}
+
+void scenario_interpreter_finished() {
+  if (g_child != nullptr) g_child->sanitizer->interpreter_finished();
+}
+
+checkers::Sanitizer* scenario_sanitizer_instance() { return g_child != nullptr ? g_child->sanitizer.get() : nullptr; }
+
+std::size_t scenario_host_functions_waiting() {
+  return g_child != nullptr ? g_child->sanitizer->waiting_host_functions() : 0;
 }
 
 int finish_scenario_sanitizer(int status) {
@@ -288,6 +339,12 @@ void start_scenario_sanitizer() {
 }
 
 int finish_scenario_sanitizer(int status) { return status; }
+
+void scenario_interpreter_finished() {}
+
+checkers::Sanitizer* scenario_sanitizer_instance() { return nullptr; }
+
+std::size_t scenario_host_functions_waiting() { return 0; }
 
 #endif
 

@@ -6,6 +6,7 @@
 #include <system_error>
 
 #include "harness/runner/junit_report.h"
+#include "harness/runner/suite_results_json.h"
 
 namespace gilsan {
 namespace {
@@ -96,10 +97,9 @@ SuiteSummary run_suite(const SuiteSettings& settings, std::span<SupervisionHook*
     on_result(result);
     if (summary.interrupted) break;
   }
-  if (settings.junit_path) {
-    const std::chrono::duration<double> total = std::chrono::steady_clock::now() - started;
-    write_file(*settings.junit_path, junit_xml(results, total.count()));
-  }
+  const std::chrono::duration<double> total = std::chrono::steady_clock::now() - started;
+  if (settings.junit_path) write_file(*settings.junit_path, junit_xml(results, total.count()));
+  if (settings.json_path) write_file(*settings.json_path, suite_results_json(results, settings.run, total.count()));
   return summary;
 }
 

@@ -23,6 +23,7 @@ struct SuiteSettings {
   std::vector<std::string> roots;
   std::optional<std::string> filter;       // keep scenarios whose path contains this text
   std::optional<std::string> junit_path;
+  std::optional<std::string> json_path;  // --json: the results, schema gilsan-suite-results/1
   RunSettings run;
 };
 

@@ -3,12 +3,11 @@
 #include <condition_variable>
 #include <mutex>
 
-#include "harness/simcuda/sim_board_hooks.h"
+#include "harness/driverhooks/driver_hooks.h"
 #include "harness/simcuda/sim_callback_thread.h"
 #include "harness/simcuda/sim_context.h"
 #include "harness/simcuda/sim_driver.h"
 #include "harness/simcuda/sim_event.h"
-#include "harness/simcuda/sim_observer.h"
 #include "harness/simcuda/sim_stream.h"
 
 namespace gilsan::sim {
@@ -64,11 +63,7 @@ ApiScope::ApiScope(EntryId entry, ApiTarget target, const char* reported_name)
     Lock lock(driver.mutex);
     context_ = target_context(target_);
   }
-  board_api_enter(describe(name_, context_, target_));
-  if (const GilsanSimObserver* observer = current_observer(); observer != nullptr && observer->api_enter != nullptr) {
-    GilsanSimApiCall call = describe(name_, context_, target_);
-    observer->api_enter(observer->user, &call);
-  }
+  driverhooks::api_enter(describe(name_, context_, target_));
   if (!driver.initialized()) {
     if (!works_before_init(entry)) result_ = CUDA_ERROR_NOT_INITIALIZED;
     return;
@@ -76,13 +71,7 @@ ApiScope::ApiScope(EntryId entry, ApiTarget target, const char* reported_name)
   apply_policy(entry);
 }
 
-ApiScope::~ApiScope() {
-  if (const GilsanSimObserver* observer = current_observer(); observer != nullptr && observer->api_exit != nullptr) {
-    GilsanSimApiCall call = describe(name_, context_, target_);
-    observer->api_exit(observer->user, &call, result_);
-  }
-  board_api_exit();
-}
+ApiScope::~ApiScope() { driverhooks::api_exit(describe(name_, context_, target_), result_); }
 
 void ApiScope::apply_policy(EntryId entry) {
   auto& driver = SimDriver::instance();

@@ -2,9 +2,8 @@
 
 #include <thread>
 
-#include "harness/simcuda/sim_board_hooks.h"
+#include "harness/driverhooks/driver_hooks.h"
 #include "harness/simcuda/sim_context.h"
-#include "harness/simcuda/sim_observer.h"
 #include "harness/simcuda/sim_stream.h"
 #include "harness/simcuda/sim_thread_pool.h"
 #include "harness/simcuda/sim_thread_state.h"
@@ -56,10 +55,7 @@ void CallbackThread::loop(const std::shared_ptr<CallbackThread>& self) {
     driver.progress.notify_all();
     lock.unlock();
 
-    board_host_function_begin(task->info);
-    const GilsanSimObserver* observer = current_observer();
-    if (observer != nullptr && observer->host_function_begin != nullptr)
-      observer->host_function_begin(observer->user, &task->info);
+    driverhooks::host_function_begin(task->info, kBoardDriverName);
     {
       CallbackScopeGuard scope(CallbackScope{task->context.get(), task});
       if (task->stream_callback != nullptr) {
@@ -68,9 +64,7 @@ void CallbackThread::loop(const std::shared_ptr<CallbackThread>& self) {
         task->info.fn(task->info.user_data);
       }
     }
-    if (observer != nullptr && observer->host_function_end != nullptr)
-      observer->host_function_end(observer->user, &task->info);
-    board_host_function_end();
+    driverhooks::host_function_end(task->info);
 
     lock.lock();
     task->context->host_functions_running -= 1;

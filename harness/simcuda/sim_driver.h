@@ -26,6 +26,9 @@
 
 namespace gilsan::sim {
 
+// How the sim names itself on the watchdog's board, as the outer record of every host function.
+inline constexpr const char* kBoardDriverName = "simcuda";
+
 using Lock = std::unique_lock<std::mutex>;
 
 class CallbackThread;
@@ -77,7 +80,10 @@ class SimDriver {
     return CUDA_ERROR_NOT_SUPPORTED;
   }
   std::atomic<unsigned long long> unsupported_calls{0};
-  std::atomic<unsigned long long> next_host_function_id{1};
+  // Run keys of host functions (GilsanSimHostFunction::id): one per stream launch, one per graph host
+  // node. Taken when the HostCall is made, so a captured launch keeps its key as a graph node.
+  std::atomic<unsigned long long> next_run_key{1};
+  unsigned long long take_run_key() { return next_run_key.fetch_add(1, std::memory_order_relaxed); }
   std::atomic<unsigned long long> next_capture_id{1};
 
   // Guarded by mutex.

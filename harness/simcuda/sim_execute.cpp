@@ -83,11 +83,12 @@ void run_host_call(const HostCall& call, SimStream& stream) {
   auto& driver = SimDriver::instance();
   Lock lock(driver.mutex);
   HostTask task;
-  task.info.id = driver.next_host_function_id.fetch_add(1, std::memory_order_relaxed);
+  task.info.id = call.run_key;
   task.info.context = stream.context->handle();
   task.info.stream = stream.handle();
   task.info.fn = call.fn;
   task.info.user_data = call.user_data;
+  task.info.callback = call.stream_callback;
   task.stream_callback = call.stream_callback;
   task.callback_stream = call.stream_handle;
   task.context = stream.context;

@@ -1,13 +1,14 @@
 // Initialization, version, error strings, devices, and the sim's own gilsanSim* entry points.
 #include <cstring>
 
+#include "harness/simcuda/sim_injection.h"
 #include "harness/simcuda/gilsan_sim.h"
 #include "harness/simcuda/sim_api_scope.h"
 #include "harness/simcuda/sim_context.h"
 #include "harness/simcuda/sim_device_attributes.h"
 #include "harness/simcuda/sim_errors.h"
 #include "harness/simcuda/sim_memory.h"
-#include "harness/simcuda/sim_observer.h"
+#include "harness/driverhooks/observer_registry.h"
 #include "harness/simcuda/sim_stream.h"
 
 using namespace gilsan::sim;
@@ -18,7 +19,9 @@ CUresult CUDAAPI cuInit(unsigned int Flags) {
   ApiScope api(entry("cuInit"), on_current_context());
   if (api.refused()) return api.result();
   if (Flags != 0) return api.finish(CUDA_ERROR_INVALID_VALUE);
-  return api.finish(SimDriver::instance().initialize());
+  const CUresult result = SimDriver::instance().initialize();
+  if (result == CUDA_SUCCESS) load_injection_library();
+  return api.finish(result);
 }
 
 CUresult CUDAAPI cuDriverGetVersion(int* driverVersion) {
@@ -138,6 +141,6 @@ const char* gilsanSimLastError(void) {
   return driver.last_error();
 }
 
-CUresult gilsanSimSetObserver(const GilsanSimObserver* observer) { return install_observer(observer); }
+CUresult gilsanSimSetObserver(const GilsanSimObserver* observer) { return gilsan::driverhooks::install_observer(observer); }
 
 }  // extern "C"

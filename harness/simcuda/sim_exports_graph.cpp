@@ -1,4 +1,5 @@
 // Graphs: nodes, instantiation, upload and launch.
+#include "harness/driverhooks/driver_hooks.h"
 #include "harness/simcuda/sim_api_scope.h"
 #include "harness/simcuda/sim_context.h"
 #include "harness/simcuda/sim_graph.h"
@@ -81,7 +82,9 @@ CUresult graph_upload(CUgraphExec hGraphExec, CUstream hStream, DefaultStream nu
 CUresult graph_launch(CUgraphExec hGraphExec, CUstream hStream, DefaultStream null_stream) {
   ApiScope api(entry("cuGraphLaunch"), on_stream(hStream));
   if (api.refused()) return api.result();
-  return api.finish(guarded([&] {
+  // Each host node of the launch, told to the observer once the lock is gone.
+  std::vector<GilsanSimHostFunction> enqueued;
+  const CUresult rc = guarded([&] {
     auto& driver = SimDriver::instance();
     Lock lock(driver.mutex);
     std::shared_ptr<SimGraphExec> exec = driver.graph_execs.find(hGraphExec);
@@ -90,8 +93,18 @@ CUresult graph_launch(CUgraphExec hGraphExec, CUstream hStream, DefaultStream nu
     if (CUresult rc = resolve_stream(hStream, null_stream, stream); rc != CUDA_SUCCESS) return rc;
     // Launching a graph into a capture would need child-graph nodes, which are not modelled.
     if (stream->capture) return CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED;
-    return launch(lock, exec, *stream);
-  }));
+    const CUresult launched = launch(lock, exec, *stream);
+    if (launched != CUDA_SUCCESS) return launched;
+    for (const WorkItem& step : exec->steps) {
+      if (const auto* call = std::get_if<HostCall>(&step))
+        enqueued.push_back({call->run_key, stream->context->handle(), stream->handle(), call->fn, call->user_data,
+                            call->stream_callback});
+    }
+    return CUDA_SUCCESS;
+  });
+  for (const GilsanSimHostFunction& host_function : enqueued)
+    driverhooks::host_function_enqueued(host_function, kBoardDriverName);
+  return api.finish(rc);
 }
 
 }  // namespace api
@@ -139,6 +152,7 @@ CUresult CUDAAPI cuGraphAddHostNode(CUgraphNode* phGraphNode, CUgraph hGraph, co
     HostCall call;
     call.fn = nodeParams->fn;
     call.user_data = nodeParams->userData;
+    call.run_key = SimDriver::instance().take_run_key();
     return add(phGraphNode, hGraph, dependencies, numDependencies, NodeKind::Host, call);
   }));
 }

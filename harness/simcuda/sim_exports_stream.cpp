@@ -1,6 +1,8 @@
 // Streams and host functions.
 #include <algorithm>
+#include <optional>
 
+#include "harness/driverhooks/driver_hooks.h"
 #include "harness/simcuda/sim_api_scope.h"
 #include "harness/simcuda/sim_callback_thread.h"
 #include "harness/simcuda/sim_capture.h"
@@ -34,20 +36,36 @@ CUresult refuse_while_capturing(SimStream& stream) {
 
 // Host functions and stream callbacks both go through here. The profile's
 // topology.enqueue_blocks_at_depth makes the enqueue itself wait while that many host functions are
-// pending on the callback thread that will run this one.
-CUresult enqueue_host_call(CUstream handle, DefaultStream null_stream, HostCall call) {
+// pending on the callback thread that will run this one. `enqueued` is what the observer is told once
+// the lock is gone; a captured call becomes a graph node instead, and leaves it null.
+CUresult enqueue_host_call(CUstream handle, DefaultStream null_stream, HostCall call,
+                           std::optional<GilsanSimHostFunction>& enqueued) {
   auto& driver = SimDriver::instance();
   Lock lock(driver.mutex);
   std::shared_ptr<SimStream> stream;
   if (CUresult rc = resolve_stream(handle, null_stream, stream); rc != CUDA_SUCCESS) return rc;
   if (stream->capture) return submit(lock, *stream, call);
+  enqueued = GilsanSimHostFunction{call.run_key,  stream->context->handle(), stream->handle(),
+                                   call.fn,       call.user_data,            call.stream_callback};
   std::shared_ptr<CallbackThread> thread = callback_thread_for(*stream);
   if (std::optional<int> depth = driver.profile().topology.enqueue_blocks_at_depth)
     driver.progress.wait(lock, [&] { return thread->pending_launches < *depth; });
   call.counts_toward_enqueue_depth = true;
   thread->pending_launches += 1;
   CUresult rc = submit(lock, *stream, call);
-  if (rc != CUDA_SUCCESS) thread->pending_launches -= 1;
+  if (rc != CUDA_SUCCESS) {
+    thread->pending_launches -= 1;
+    enqueued.reset();
+  }
+  return rc;
+}
+
+// Outside the lock, as every observer hook.
+CUresult enqueue_and_tell(CUstream handle, DefaultStream null_stream, HostCall call) {
+  call.run_key = SimDriver::instance().take_run_key();
+  std::optional<GilsanSimHostFunction> enqueued;
+  const CUresult rc = guarded([&] { return enqueue_host_call(handle, null_stream, call, enqueued); });
+  if (enqueued) driverhooks::host_function_enqueued(*enqueued, kBoardDriverName);
   return rc;
 }
 
@@ -143,7 +161,7 @@ CUresult stream_add_callback(CUstream hStream, CUstreamCallback callback, void* 
   call.stream_callback = callback;
   call.user_data = userData;
   call.stream_handle = hStream;
-  return api.finish(guarded([&] { return enqueue_host_call(hStream, null_stream, call); }));
+  return api.finish(enqueue_and_tell(hStream, null_stream, call));
 }
 
 CUresult launch_host_func(CUstream hStream, CUhostFn fn, void* userData, DefaultStream null_stream) {
@@ -154,7 +172,7 @@ CUresult launch_host_func(CUstream hStream, CUhostFn fn, void* userData, Default
   call.fn = fn;
   call.user_data = userData;
   call.stream_handle = hStream;
-  return api.finish(guarded([&] { return enqueue_host_call(hStream, null_stream, call); }));
+  return api.finish(enqueue_and_tell(hStream, null_stream, call));
 }
 
 }  // namespace api

@@ -51,6 +51,7 @@ struct HostCall {
   CUstreamCallback stream_callback = nullptr;
   void* user_data = nullptr;
   CUstream stream_handle = nullptr;  // what the application passed; given to stream callbacks
+  unsigned long long run_key = 0;    // GilsanSimHostFunction::id (SimDriver::take_run_key)
   bool counts_toward_enqueue_depth = false;  // enqueued by cuLaunchHostFunc (topology.enqueue_blocks_at_depth)
 };
 

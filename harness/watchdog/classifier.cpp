@@ -71,19 +71,19 @@ void classify_without_cycle(Classification& result) {
     for (const WaitNode* end : dead_ends) {
       const ThreadFacts* thread = end->kind == NodeKind::Thread ? facts.find(end->tid) : nullptr;
       if (thread != nullptr && thread->exited && thread->host_function) {
-        result.deadlock_class = DeadlockClass::Finalization;
+        result.deadlock_class = DeadlockClass::finalization;
         result.reasons.push_back("the interpreter is finalizing and " + thread->label() + " ended while running " +
                                  describe_host_function(thread->host_function->record));
         return;
       }
       if (thread != nullptr && thread->native_wait.kind == NativeWait::Kind::FinalizationHang) {
-        result.deadlock_class = DeadlockClass::Finalization;
+        result.deadlock_class = DeadlockClass::finalization;
         result.reasons.push_back("the interpreter is finalizing and " + thread->label() + " is parked in " +
                                  thread->native_wait.frame);
         return;
       }
       if (end->kind == NodeKind::Gil) {
-        result.deadlock_class = DeadlockClass::Finalization;
+        result.deadlock_class = DeadlockClass::finalization;
         result.reasons.push_back("the interpreter is finalizing and threads wait for a GIL no thread is known to hold");
         return;
       }
@@ -92,7 +92,7 @@ void classify_without_cycle(Classification& result) {
     // host function that asks for the GIL once finalization began is ended by CPython (3.12) or parked
     // for good (3.14): what remains is a GIL holder waiting for work that no thread runs.
     if (const ThreadFacts* holder = gil_holder_waiting_for_work(graph, facts, dead_ends); holder != nullptr) {
-      result.deadlock_class = DeadlockClass::Finalization;
+      result.deadlock_class = DeadlockClass::finalization;
       result.facts.inferred.push_back(holder->label() +
                                       " holds the GIL during finalization and waits for work no thread is seen "
                                       "running: a host function that needed the GIL is taken to have been ended "
@@ -105,13 +105,13 @@ void classify_without_cycle(Classification& result) {
   }
   for (const WaitNode* end : dead_ends) {
     if (end->kind == NodeKind::Stream || end->kind == NodeKind::Event || end->kind == NodeKind::Context) {
-      result.deadlock_class = DeadlockClass::GpuStall;
+      result.deadlock_class = DeadlockClass::gpu_stall;
       result.reasons.push_back(end->label + " does not complete and no host function holds it up: its device work "
                                "did not finish");
       return;
     }
   }
-  result.deadlock_class = DeadlockClass::Unknown;
+  result.deadlock_class = DeadlockClass::unknown;
   if (dead_ends.empty()) {
     result.reasons.push_back("no thread is known to wait for anything the board or the stacks identify");
   }
@@ -142,19 +142,24 @@ DeadlockClass class_of_cycle(const std::vector<WaitEdge>& cycle, const WaitForGr
   auto has = [&](NodeKind kind) { return kinds.count(kind) != 0; };
   bool through_driver = has(NodeKind::Stream) || has(NodeKind::Event) || has(NodeKind::Context) ||
                         has(NodeKind::CallbackThread) || has(NodeKind::DriverHostFunctionLock) || thread_to_thread;
-  if (facts.finalizing && (has(NodeKind::Gil) || parked)) return DeadlockClass::Finalization;
+  if (facts.finalizing && (has(NodeKind::Gil) || parked)) return DeadlockClass::finalization;
   if (has(NodeKind::Gil)) {
-    if (through_driver) return DeadlockClass::GilDriverInversion;
-    return has(NodeKind::Lock) ? DeadlockClass::UserLockInversion : DeadlockClass::Unknown;
+    if (through_driver) return DeadlockClass::gil_driver_inversion;
+    return has(NodeKind::Lock) ? DeadlockClass::user_lock_inversion : DeadlockClass::unknown;
   }
-  if (has(NodeKind::DriverHostFunctionLock)) return DeadlockClass::CallbackDriverLock;
-  if (has(NodeKind::Lock)) return DeadlockClass::UserLockInversion;
-  if (has(NodeKind::CallbackThread)) return DeadlockClass::CallbackSerialization;
+  if (has(NodeKind::DriverHostFunctionLock)) return DeadlockClass::callback_driver_lock;
+  if (has(NodeKind::Lock)) return DeadlockClass::user_lock_inversion;
+  // A pending host function needs a callback thread that a waiting host function keeps busy. Also
+  // when the cycle runs through the callback threads of two contexts: the hang exists only because
+  // each context runs its host functions one at a time, and whether two contexts share one thread is
+  // the driver's choice (profile topology.callback_thread), which must not change the class. The
+  // sanitizer core names the predicted cycle the same way (checkers/core/deadlock_class.cpp).
+  if (has(NodeKind::CallbackThread)) return DeadlockClass::callback_serialization;
   if (through_driver && threads.size() == 1) {
     const ThreadFacts* thread = facts.find(*threads.begin());
-    if (thread != nullptr && thread->host_function) return DeadlockClass::CallbackSelfWait;
+    if (thread != nullptr && thread->host_function) return DeadlockClass::callback_self_wait;
   }
-  return DeadlockClass::Unknown;
+  return DeadlockClass::unknown;
 }
 
 Classification classify(const Snapshot& snapshot, const DriverCallBlocksPredicate& blocks_while_host_function_runs) {

@@ -32,9 +32,14 @@ ThreadActivity describe_activity(int tid, const ProcThreadState* proc, const boa
       return strong("gil at " + std::to_string(record->gil_changed_ns), record->gil_changed_ns);
     }
     if (record->waiting_lock) {
-      return strong("lock " + std::to_string(record->waiting_lock->id) + " at " +
-                        std::to_string(record->waiting_lock->since_ns),
-                    record->waiting_lock->since_ns);
+      // Weak, though the board says it: a user lock's holder may be sleeping with it (a worker holding
+      // a lock across slow I/O), and a wait behind a sleeper is held back exactly as a wait only the
+      // kernel shows is. A holder that waits in the driver is blocked strongly itself.
+      activity.blocking = ThreadActivity::Blocking::Weak;
+      activity.blocked_on =
+          "lock " + std::to_string(record->waiting_lock->id) + " at " + std::to_string(record->waiting_lock->since_ns);
+      activity.blocked_since_ns = record->waiting_lock->since_ns;
+      return activity;
     }
     if (!record->host_functions.empty() && kernel_says_waiting) {
       const board::HostFunctionRecord& function = record->host_functions.front();

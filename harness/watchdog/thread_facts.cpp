@@ -8,6 +8,10 @@ namespace {
 using board::GilState;
 using board::Role;
 
+bool is_per_thread_variant(const std::string& entry_point) {
+  return entry_point.ends_with("_ptsz") || entry_point.ends_with("_ptds");
+}
+
 std::string describe_role(const ThreadFacts& facts, const ThreadSnapshot& thread) {
   switch (facts.role) {
     case Role::Main: return "main";
@@ -73,7 +77,7 @@ ThreadFacts derive_thread(const ThreadSnapshot& thread, std::vector<std::string>
     if (!record->calls.empty()) {
       const board::CallRecord& call = record->calls.back();
       facts.call = CallFact{normalize_entry_point(call.entry_point), call.context, call.stream, call.event,
-                            true, false, call.entered_ns};
+                            true, false, call.entered_ns, is_per_thread_variant(call.entry_point)};
     }
   }
   facts.python_thread = thread.python_stack.has_value() || facts.role == Role::Main || facts.role == Role::Python;

@@ -28,6 +28,9 @@ struct CallFact {
   bool handles_known = false;  // false when the call was read from native frames
   bool inferred = false;
   std::uint64_t entered_ns = 0;
+  // A _ptsz/_ptds variant: its NULL stream is the calling thread's per-thread stream, not the legacy
+  // stream (whose waits cover the whole context, checkers/sources/synchronizing_calls.h).
+  bool per_thread = false;
 };
 
 struct HostFunctionFact {

@@ -3,19 +3,13 @@
 #include <deque>
 #include <set>
 
+#include "checkers/sources/synchronizing_calls.h"
 #include "harness/watchdog/hex_format.h"
 
 namespace gilsan::watchdog {
 namespace {
 
 using board::GilState;
-
-bool is_one_of(const std::string& name, std::initializer_list<const char*> names) {
-  for (const char* candidate : names) {
-    if (name == candidate) return true;
-  }
-  return false;
-}
 
 class Builder {
  public:
@@ -112,19 +106,37 @@ class Builder {
                        " waits in " + call.entry_point;
     std::string evidence = call.inferred ? "native frame " + call.entry_point : "board";
     const std::string& name = call.entry_point;
-    if (is_one_of(name, {"cuStreamSynchronize", "cudaStreamSynchronize"})) {
-      if (!call.handles_known) return wait_for_any_host_function(thread, self, says + "(stream unknown)");
-      edge(self, stream_node(call.stream, call.context), EdgeRelation::WaitsFor,
-           says + "(stream " + hex(call.stream) + ")", call.inferred, evidence);
-    } else if (is_one_of(name, {"cuEventSynchronize", "cudaEventSynchronize"})) {
-      if (!call.handles_known) return wait_for_any_host_function(thread, self, says + "(event unknown)");
-      edge(self, event_node(call.event), EdgeRelation::WaitsFor, says + "(event " + hex(call.event) + ")",
-           call.inferred, evidence);
-    } else if (is_one_of(name, {"cuCtxSynchronize", "cudaDeviceSynchronize"})) {
-      if (!call.handles_known) return wait_for_any_host_function(thread, self, says + "(context unknown)");
-      edge(self, context_node(call.context), EdgeRelation::WaitsFor, says + "(context " + hex(call.context) + ")",
-           call.inferred, evidence);
-    } else if (blocks_ && blocks_(name)) {
+    // Which calls wait, and for what: the table the sanitizer's sources read too
+    // (checkers/sources/synchronizing_calls.inc).
+    if (const std::optional<SynchronizingWait> waits_for = synchronizing_wait(name)) {
+      switch (*waits_for) {
+        case SynchronizingWait::stream:
+          if (!call.handles_known) return wait_for_any_host_function(thread, self, says + "(stream unknown)");
+          // The legacy stream waits for every blocking stream of its context (when the board knows
+          // the context; else only for its own host functions, as before).
+          if (waits_for_whole_context(call.stream) && !call.per_thread && call.context != 0) {
+            edge(self, context_node(call.context), EdgeRelation::WaitsFor,
+                 says + "(stream " + hex(call.stream) + ", the legacy stream: every blocking stream of context " +
+                     hex(call.context) + ")",
+                 call.inferred, evidence);
+            return;
+          }
+          edge(self, stream_node(call.stream, call.context), EdgeRelation::WaitsFor,
+               says + "(stream " + hex(call.stream) + ")", call.inferred, evidence);
+          return;
+        case SynchronizingWait::event:
+          if (!call.handles_known) return wait_for_any_host_function(thread, self, says + "(event unknown)");
+          edge(self, event_node(call.event), EdgeRelation::WaitsFor, says + "(event " + hex(call.event) + ")",
+               call.inferred, evidence);
+          return;
+        case SynchronizingWait::context:
+          if (!call.handles_known) return wait_for_any_host_function(thread, self, says + "(context unknown)");
+          edge(self, context_node(call.context), EdgeRelation::WaitsFor, says + "(context " + hex(call.context) + ")",
+               call.inferred, evidence);
+          return;
+      }
+    }
+    if (blocks_ && blocks_(name)) {
       std::string why = ", which the driver holds back while a host function of ";
       if (call.handles_known && call.context != 0) {
         edge(self, driver_lock_node(call.context), EdgeRelation::WaitsFor,
@@ -202,8 +214,14 @@ class Builder {
   void event_providers(const WaitNode& node) {
     for (const board::EventRecord& record : snapshot_.events) {
       if (record.event != node.handle) continue;
-      edge(node.id, stream_node(record.stream, record.context), EdgeRelation::WaitsFor,
-           node.label + " was last recorded on stream " + hex(record.stream), false, "board: event record");
+      // Recorded on the legacy stream, it completes after every blocking stream of the context, as
+      // a wait on that stream does (synchronizing_calls.h).
+      const bool legacy = waits_for_whole_context(record.stream) && record.context != 0;
+      edge(node.id, legacy ? context_node(record.context) : stream_node(record.stream, record.context),
+           EdgeRelation::WaitsFor,
+           node.label + " was last recorded on stream " + hex(record.stream) +
+               (legacy ? ", the legacy stream of context " + hex(record.context) : ""),
+           false, "board: event record");
     }
   }
 

@@ -2,6 +2,7 @@
 # gilsan: drivers = real
 # gilsan: needs = cupy
 # gilsan: timeout = 60
+# gilsan: suppressions = cupy_borrowed_stream.supp
 # gilsan: description = host_launch on a CuPy stream, ordered between two CuPy kernels
 """gilsan next to CuPy in one process.
 

@@ -57,9 +57,9 @@ TEST(NativeStack, StaticSymbolsNameWhatDladdrCannot) {
   const auto* code = reinterpret_cast<const char*>(&file_local_function);
   EXPECT_EQ("file_local_function(int)", static_symbol_name(code));
   EXPECT_EQ("file_local_function(int)+0x1", static_symbol_name(code + 1));
-  const CodeAddressNames names = describe_code_address(code);
-  EXPECT_EQ("file_local_function(int)", names.callable);
-  EXPECT_EQ("gilsan_checkers_source_tests", names.implementation);
+  const HostFunctionIdentity identity = identify_host_function(code);
+  EXPECT_EQ("file_local_function(int)", identity.callable);
+  EXPECT_EQ("gilsan_checkers_source_tests", identity.implementation);
   int on_stack = 0;
   EXPECT_EQ("", static_symbol_name(&on_stack));  // data, not code
 }

@@ -7,6 +7,7 @@
 #include "checkers/sources/completion_waits.h"
 #include "checkers/sources/entry_point_names.h"
 #include "checkers/sources/error_names.h"
+#include "checkers/sources/implementations.h"
 #include "checkers/sources/profile_behaviour.h"
 #include "checkers/sources/python_gil_probe.h"
 
@@ -75,21 +76,23 @@ TEST(ProfileBehaviour, ABadProfilePathIsOneClearError) {
 extern "C" void gilsan_test_named_function() {}
 
 TEST(CodeAddress, NamesTheSymbolAndItsObject) {
-  const CodeAddressNames names = describe_code_address(reinterpret_cast<const void*>(&gilsan_test_named_function));
-  EXPECT_EQ("gilsan_test_named_function", names.callable);
-  EXPECT_EQ("gilsan_checkers_source_tests", names.implementation);
-  EXPECT_EQ(HostFunctionKind::native, guess_host_function_kind(names));
-  const CodeAddressNames libc = describe_code_address(reinterpret_cast<const void*>(&::dladdr));
+  const HostFunctionIdentity own = identify_host_function(reinterpret_cast<const void*>(&gilsan_test_named_function));
+  EXPECT_EQ("gilsan_test_named_function", own.callable);
+  EXPECT_EQ("gilsan_checkers_source_tests", own.implementation);
+  EXPECT_EQ(HostFunctionKind::native, own.kind);
+  const HostFunctionIdentity libc = identify_host_function(reinterpret_cast<const void*>(&::dladdr));
   EXPECT_TRUE(libc.implementation.starts_with("libc")) << libc.implementation;
-  EXPECT_EQ("unknown", describe_code_address(nullptr).implementation);
+  EXPECT_EQ("unknown", identify_host_function(nullptr).implementation);
 }
 
-TEST(CodeAddress, CodeThatRunsPythonIsGuessedPython) {
-  EXPECT_EQ(HostFunctionKind::python, guess_host_function_kind({"f", "stream.cpython-312-x86_64-linux-gnu.so"}));
-  EXPECT_EQ(HostFunctionKind::python, guess_host_function_kind({"f", "_cffi.abi3.so"}));
-  EXPECT_EQ(HostFunctionKind::python, guess_host_function_kind({"0x7f00", "unknown"}));
-  EXPECT_EQ(HostFunctionKind::python, guess_host_function_kind({"ffi_closure", "libffi.so.8"}));
-  EXPECT_EQ(HostFunctionKind::native, guess_host_function_kind({"f", "libcudart.so.13"}));
+// Which objects run Python is the table's (implementations.inc; tests/checkers/test_implementations.cpp).
+TEST(CodeAddress, CodeThatRunsPythonIsPython) {
+  EXPECT_EQ(HostFunctionKind::python,
+            implementation_of_object("/venv/lib/python3.12/site-packages/x/stream.cpython-312-x86_64-linux-gnu.so").kind);
+  EXPECT_EQ(HostFunctionKind::python, implementation_of_object("_cffi.abi3.so").kind);
+  EXPECT_EQ(HostFunctionKind::python, implementation_of_object("").kind);
+  EXPECT_EQ(HostFunctionKind::python, implementation_of_object("/usr/lib/x86_64-linux-gnu/libffi.so.8").kind);
+  EXPECT_EQ(HostFunctionKind::native, implementation_of_object("/usr/local/cuda/lib64/libcudart.so.13").kind);
 }
 
 TEST(ErrorNames, TakesTheDriversNamesOnce) {

@@ -129,7 +129,7 @@ TEST(Options, ErrorsNameTheItem) {
       "GILSAN_OPTIONS: item 2 'verbose=2': unknown option 'verbose' (known: halt_on_error, "
       "exitcode, report_path, suppressions, stats, lock_order_cycle, cuda_call_in_host_function, "
       "gil_held_blocking_call, unraisable_in_host_function, host_function_after_finalization, "
-      "host_function_lifetime)");
+      "host_function_lifetime, host_function_lost_at_exit)");
   EXPECT_EQ(error_of([] { parse_options("halt_on_error=yes"); }),
             "GILSAN_OPTIONS: item 1 'halt_on_error=yes': expected 0 or 1");
   EXPECT_EQ(error_of([] { parse_options("halt_on_error"); }),

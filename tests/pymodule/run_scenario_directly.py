@@ -15,6 +15,7 @@ import re
 import signal
 import subprocess
 import sys
+import tempfile
 
 HEADER_LINE = re.compile(r"^#\s*gilsan:\s*(\w+)\s*=\s*(.+?)\s*$")
 SKIP = 77
@@ -71,15 +72,23 @@ def main():
         # As `gilsan run` does: a preloaded ASan runtime would turn the expected signal into "exit 1".
         environment["ASAN_OPTIONS"] = ("handle_segv=0:handle_sigbus=0:handle_sigfpe=0:handle_abort=0:"
                                        + environment["ASAN_OPTIONS"])
-    child = subprocess.Popen([sys.executable, path], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                             start_new_session=True, env=environment)
-    try:
-        stdout, stderr = child.communicate(timeout=timeout)
-        timed_out = False
-    except subprocess.TimeoutExpired:
-        os.killpg(child.pid, signal.SIGKILL)
-        stdout, stderr = child.communicate()
-        timed_out = True
+    with tempfile.TemporaryDirectory(prefix="gilsan-driver-") as driver_folder:
+        if driver == "sim" and environment.get("GILSAN_SIM_LIBRARY"):
+            # As `gilsan run` does: the simulated driver is the libcuda.so.1 ctypes finds, and the one file
+            # the module opens too.
+            link = os.path.join(driver_folder, "libcuda.so.1")
+            os.symlink(os.path.abspath(environment["GILSAN_SIM_LIBRARY"]), link)
+            environment["GILSAN_SIM_LIBRARY"] = link
+            environment["LD_LIBRARY_PATH"] = driver_folder + os.pathsep + environment.get("LD_LIBRARY_PATH", "")
+        child = subprocess.Popen([sys.executable, path], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                                 start_new_session=True, env=environment)
+        try:
+            stdout, stderr = child.communicate(timeout=timeout)
+            timed_out = False
+        except subprocess.TimeoutExpired:
+            os.killpg(child.pid, signal.SIGKILL)
+            stdout, stderr = child.communicate()
+            timed_out = True
     sys.stdout.write(stdout)
     sys.stderr.write(stderr)
     unraisable = "Exception ignored" in stderr

@@ -6,6 +6,8 @@ usage: check_sanitizer_report.py --report FILE [checks...] -- GILSAN run SCENARI
   --checker NAME          a report of this checker must be there (repeatable)
   --only-checkers A,B     the checkers of the reports, in order, are exactly these ("none": no report)
   --cycle KIND,KIND       the first lock-order-cycle's pseudo-locks have exactly these kinds, in order
+  --class NAME            the first lock-order-cycle's deadlock class
+  --lock-name TEXT        a user-lock of the first lock-order-cycle has a name containing TEXT
   --callback-waits KIND   an edge of that cycle is drawn by a thread running a Python host function
                           of the gilsan module, and waits for a pseudo-lock of this kind
   --main-waits-in CALL    an edge of that cycle is drawn by the main thread inside driver call CALL
@@ -65,6 +67,14 @@ def main(argv):
             fail(f"the reports' checkers are {checkers}, expected {expected}")
     reports = document["reports"]
     cycles = [report for report in reports if report["checker"] == "lock-order-cycle"]
+    if ("--class" in options or "--lock-name" in options) and not cycles:
+        fail("no lock-order-cycle report")
+    if "--class" in options and cycles[0]["class"] != options["--class"]:
+        fail(f"the cycle's class is {cycles[0]['class']!r}, expected {options['--class']!r}")
+    if "--lock-name" in options:
+        names = [node["name"] for node in cycles[0]["cycle"] if node["kind"] == "user-lock"]
+        if not any(options["--lock-name"] in (name or "") for name in names):
+            fail(f"the cycle's user locks are named {names}, expected one with {options['--lock-name']!r}")
     if "--cycle" in options:
         if not cycles:
             fail("no lock-order-cycle report")

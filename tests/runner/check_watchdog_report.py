@@ -19,6 +19,9 @@ The command must write its JSON run report to FILE (pass `--report json -o FILE`
                            through N distinct streams (a cycle across devices)
   --finalizing             the report says the interpreter is finalizing
   --inferred TEXT          one of the report's inferred facts contains TEXT
+  --lock-held-by ROLE      the cycle goes from a lock to the thread of that role that holds it, as the
+                           board recorded it (not inferred), and that thread's slot lists the lock
+  --lock-name TEXT         the cycle's lock node has a label containing TEXT
   --crash-signal NAME      crash record's signal, e.g. SIGSEGV
   --crash-python-frame F   the crashing thread's Python stack has function F
   --crash-native-frame T   the crashing thread's native stack has a symbol containing T
@@ -67,7 +70,7 @@ def parse(argv):
             role, _, expected = value.partition("=")
             checks[option[2:]].append((role, expected))
         elif option in ("--report", "--outcome", "--class", "--cycle", "--host-function", "--crash-signal", "--contexts", "--inferred",
-                        "--crash-python-frame", "--crash-native-frame"):
+                        "--crash-python-frame", "--crash-native-frame", "--lock-held-by", "--lock-name"):
             checks[option[2:]] = value
         else:
             fail(f"unknown option {option}")
@@ -174,6 +177,23 @@ def main(argv):
                  f"{sorted(streams)}; expected {checks['contexts']} of each")
     if "inferred" in checks and not any(checks["inferred"] in fact for fact in report["inferred"]):
         fail(f"no inferred fact has {checks['inferred']!r}: {report['inferred']}")
+    lock_edges = [edge for edge in cycle if nodes[edge["from"]]["kind"] == "lock"]
+    if "lock-held-by" in checks:
+        role = checks["lock-held-by"]
+        held = [edge for edge in lock_edges if edge["relation"] == "held-by" and nodes[edge["to"]]["kind"] == "thread"
+                and nodes[edge["to"]]["tid"] in threads and role_token(threads[nodes[edge["to"]]["tid"]]["role"]) == role]
+        if not held:
+            fail(f"no edge of the cycle says a lock is held by the {role} thread: {lock_edges}")
+        if any(edge["inferred"] or edge["evidence"] != "board" for edge in held):
+            fail(f"the lock's holder is inferred, not recorded: {held}")
+        holder = threads[nodes[held[0]["to"]]["tid"]]
+        lock_id = nodes[held[0]["from"]]["id"].split(":", 1)[1]
+        if not any(lock["id"] == lock_id for lock in holder.get("held_locks") or []):
+            fail(f"the {role} thread's slot does not list lock {lock_id}: {holder.get('held_locks')}")
+    if "lock-name" in checks:
+        labels = [nodes[edge["from"]]["label"] for edge in lock_edges]
+        if not any(checks["lock-name"] in label for label in labels):
+            fail(f"the cycle's locks are {labels}, expected one with {checks['lock-name']!r}")
     if checks.get("finalizing") and not report["interpreter_finalizing"]["value"]:
         fail("the report does not say the interpreter is finalizing")
 

@@ -75,9 +75,26 @@ TEST_F(CommandLine, RunDefaults) {
   EXPECT_FALSE(defaults.settings.watchdog.dot_path.has_value());
 }
 
-TEST_F(CommandLine, DoubleDashEndsOptions) {
-  const Command command = parse({"run", "--driver", "real", "--", "--odd-name.py"});
-  EXPECT_EQ(std::get<RunCommand>(command).scenario, "--odd-name.py");
+// After --, gilsan run runs a program as it is: the rest is its command line, options included.
+TEST_F(CommandLine, DoubleDashStartsAProgram) {
+  const Command command = parse({"run", "--driver", "real", "--expect", "deadlock:unknown", "--", "python", "app.py",
+                                 "--help", "--driver", "x"});
+  const auto& run = std::get<RunCommand>(command);
+  EXPECT_TRUE(run.scenario.empty());
+  EXPECT_EQ(run.settings.program, (std::vector<std::string>{"python", "app.py", "--help", "--driver", "x"}));
+  EXPECT_EQ(run.settings.driver_request, "real");
+  EXPECT_EQ(run.expect, "deadlock:unknown");
+}
+
+TEST_F(CommandLine, AScenarioWhoseNameLooksLikeAnOptionTakesAPath) {
+  const Command command = parse({"run", "--driver", "real", "./--odd-name.py"});
+  EXPECT_EQ(std::get<RunCommand>(command).scenario, "./--odd-name.py");
+  EXPECT_TRUE(std::get<RunCommand>(command).settings.program.empty());
+}
+
+TEST_F(CommandLine, TheProgramChildTakesTheCommandLine) {
+  const Command command = parse({kProgramChildCommand, "--", "python", "-c", "pass"});
+  EXPECT_EQ(std::get<ProgramArguments>(command).command, (std::vector<std::string>{"python", "-c", "pass"}));
 }
 
 TEST_F(CommandLine, SuiteWithPathsFilterAndJunit) {
@@ -110,7 +127,11 @@ TEST_F(CommandLine, HiddenChildCommand) {
 
 TEST_F(CommandLine, UsageErrors) {
   EXPECT_EQ(usage_error({}), "no command given (gilsan run, gilsan suite)");
-  EXPECT_EQ(usage_error({"run", "--"}), "gilsan run: which scenario? (gilsan run SCENARIO.py)");
+  EXPECT_EQ(usage_error({"run", "--"}), "gilsan run: which program? (gilsan run [options] -- COMMAND [ARGS...])");
+  EXPECT_EQ(usage_error({"run", "a.py", "--", "python"}),
+            "gilsan run: a scenario or a program after --, not both ('a.py')");
+  EXPECT_EQ(usage_error({"run", "a.py", "--expect", "pass"}),
+            "gilsan run: --expect is for a program run with -- (a scenario says it in its header)");
   EXPECT_EQ(usage_error({"walk"}), "unknown command 'walk'");
   EXPECT_EQ(usage_error({"run"}), "gilsan run: which scenario? (gilsan run SCENARIO.py)");
   EXPECT_EQ(usage_error({"run", "a.py", "b.py"}), "gilsan run: one scenario at a time (use gilsan suite for several)");

@@ -118,7 +118,7 @@ TEST(ScenarioHeader, BadExpectations) {
   EXPECT_EQ(error_of("# gilsan: expect = report:lockorder\n"),
             "s.py:1: unknown checker 'lockorder' (one of: lock-order-cycle, cuda-call-in-host-function, "
             "gil-held-blocking-call, unraisable-in-host-function, host-function-after-finalization, "
-            "host-function-lifetime)");
+            "host-function-lifetime, host-function-lost-at-exit)");
 }
 
 TEST(ScenarioHeader, GoodExpectations) {

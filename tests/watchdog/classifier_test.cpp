@@ -34,7 +34,7 @@ std::size_t inferred_in_cycle(const Classification& result) {
 
 TEST(Classifier, GilDriverInversionFromTheBoard) {
   Classification result = run(gil_inversion_snapshot());
-  EXPECT_EQ(result.deadlock_class, DeadlockClass::GilDriverInversion);
+  EXPECT_EQ(result.deadlock_class, DeadlockClass::gil_driver_inversion);
   ASSERT_EQ(result.cycle.size(), 4u);
   EXPECT_EQ(inferred_in_cycle(result), 0u);
   EXPECT_TRUE(cycle_has(result, "thread:100"));
@@ -58,7 +58,7 @@ TEST(Classifier, GilHeldAtCallEntryCountsAsHolding) {
   main_record.gil_state = GilState::Unknown;
   main_record.calls[0].gil_at_entry = GilState::Holds;
   Classification result = run(snapshot);
-  EXPECT_EQ(result.deadlock_class, DeadlockClass::GilDriverInversion);
+  EXPECT_EQ(result.deadlock_class, DeadlockClass::gil_driver_inversion);
   EXPECT_EQ(result.facts.find(kMain)->gil.source, "PyGILState_Check at cuStreamSynchronize entry");
 }
 
@@ -67,14 +67,14 @@ TEST(Classifier, GilReleasedBeforeTheCallIsNoCycle) {
   snapshot.threads[0].board->gil_state = GilState::Released;
   Classification result = run(snapshot);
   EXPECT_TRUE(result.cycle.empty());
-  EXPECT_EQ(result.deadlock_class, DeadlockClass::Unknown);
+  EXPECT_EQ(result.deadlock_class, DeadlockClass::unknown);
 }
 
 TEST(Classifier, GilDriverInversionThroughACallTheDriverHoldsBack) {
   Snapshot snapshot = gil_inversion_snapshot();
   snapshot.threads[0].board->calls[0] = call("cuMemAlloc_v2", 0);
   Classification result = run(snapshot);
-  EXPECT_EQ(result.deadlock_class, DeadlockClass::GilDriverInversion);
+  EXPECT_EQ(result.deadlock_class, DeadlockClass::gil_driver_inversion);
   EXPECT_TRUE(cycle_has(result, "driver-lock:0x30"));
 }
 
@@ -100,7 +100,7 @@ TEST(Classifier, GilDriverInversionInferredFromNativeFrames) {
                            frame("PyGILState_Ensure", "/usr/bin/python3"),
                            frame("", "/venv/cupy_backends/cuda/api/runtime.so"), frame("", "/usr/lib/libcuda.so.1")};
   Classification result = run(builder.snapshot());
-  EXPECT_EQ(result.deadlock_class, DeadlockClass::GilDriverInversion);
+  EXPECT_EQ(result.deadlock_class, DeadlockClass::gil_driver_inversion);
   EXPECT_EQ(result.cycle.size(), 3u);
   EXPECT_EQ(inferred_in_cycle(result), 3u);
   const ThreadFacts* waiter = result.facts.find(kCallback);
@@ -119,7 +119,7 @@ TEST(Classifier, CallbackSelfWaitOnItsOwnStream) {
   callback.board->host_functions.push_back(host_function(3, kStream1));
   callback.board->calls.push_back(call("cuStreamSynchronize", kStream1));
   Classification result = run(builder.snapshot());
-  EXPECT_EQ(result.deadlock_class, DeadlockClass::CallbackSelfWait);
+  EXPECT_EQ(result.deadlock_class, DeadlockClass::callback_self_wait);
   EXPECT_EQ(cycle_nodes(result), (std::vector<std::string>{"thread:101", "stream:0x10"}));
 }
 
@@ -130,7 +130,7 @@ TEST(Classifier, CallbackSelfWaitOnAnEventRecordedAfterIt) {
   callback.board->calls.push_back(call("cuEventSynchronize", 0, 0x50));
   builder.snapshot().events.push_back(board::EventRecord{0x50, kStream1, kContext, 10});
   Classification result = run(builder.snapshot());
-  EXPECT_EQ(result.deadlock_class, DeadlockClass::CallbackSelfWait);
+  EXPECT_EQ(result.deadlock_class, DeadlockClass::callback_self_wait);
   EXPECT_TRUE(cycle_has(result, "event:0x50"));
 }
 
@@ -142,7 +142,7 @@ TEST(Classifier, CallbackSerializationOnAPendingHostFunction) {
   callback.board->calls.push_back(call("cuStreamSynchronize", kStream2));
   builder.snapshot().pending_host_functions.push_back(host_function(4, kStream2));
   Classification result = run(builder.snapshot());
-  EXPECT_EQ(result.deadlock_class, DeadlockClass::CallbackSerialization);
+  EXPECT_EQ(result.deadlock_class, DeadlockClass::callback_serialization);
   EXPECT_TRUE(cycle_has(result, "callback-thread:0x30"));
   EXPECT_TRUE(cycle_has(result, "stream:0x20"));
 }
@@ -157,7 +157,7 @@ TEST(Classifier, CallbackDriverLock) {
   callback.board->host_functions.push_back(host_function(3, kStream1));
   callback.board->waiting_lock = board::LockRecord{0x99, "registry lock", 6};
   Classification result = run(builder.snapshot());
-  EXPECT_EQ(result.deadlock_class, DeadlockClass::CallbackDriverLock);
+  EXPECT_EQ(result.deadlock_class, DeadlockClass::callback_driver_lock);
   EXPECT_TRUE(cycle_has(result, "lock:0x99"));
   EXPECT_TRUE(cycle_has(result, "driver-lock:0x30"));
   EXPECT_EQ(inferred_in_cycle(result), 0u);
@@ -173,7 +173,7 @@ TEST(Classifier, UserLockInversionWithBoardLocks) {
   callback.board->host_functions.push_back(host_function(3, kStream1));
   callback.board->waiting_lock = board::LockRecord{0x99, "results lock", 6};
   Classification result = run(builder.snapshot());
-  EXPECT_EQ(result.deadlock_class, DeadlockClass::UserLockInversion);
+  EXPECT_EQ(result.deadlock_class, DeadlockClass::user_lock_inversion);
   EXPECT_EQ(inferred_in_cycle(result), 0u);
 }
 
@@ -189,7 +189,7 @@ TEST(Classifier, UserLockInversionWithAPythonLockSeenInFrames) {
                            frame("_PyEval_EvalFrameDefault", "/usr/bin/python3")};
   callback.python_stack = std::vector<PythonFrame>{{"scenario.py", 22, "cb"}};
   Classification result = run(builder.snapshot());
-  EXPECT_EQ(result.deadlock_class, DeadlockClass::UserLockInversion);
+  EXPECT_EQ(result.deadlock_class, DeadlockClass::user_lock_inversion);
   EXPECT_EQ(inferred_in_cycle(result), 2u);  // the wait (from frames) and the holder (by elimination)
   const WaitNode* lock = result.graph.node("lock:unknown@101");
   ASSERT_NE(lock, nullptr);
@@ -205,7 +205,7 @@ TEST(Classifier, PlainLockOrderInversionIsAUserLockInversion) {
   two.board->held_locks.push_back(board::LockRecord{2, "B", 1});
   two.board->waiting_lock = board::LockRecord{1, "A", 2};
   Classification result = run(builder.snapshot());
-  EXPECT_EQ(result.deadlock_class, DeadlockClass::UserLockInversion);
+  EXPECT_EQ(result.deadlock_class, DeadlockClass::user_lock_inversion);
   EXPECT_EQ(result.cycle.size(), 4u);
 }
 
@@ -213,7 +213,7 @@ TEST(Classifier, FinalizationWithTheGilInTheCycle) {
   Snapshot snapshot = gil_inversion_snapshot();
   snapshot.interpreter_finalizing = true;
   Classification result = run(snapshot);
-  EXPECT_EQ(result.deadlock_class, DeadlockClass::Finalization);
+  EXPECT_EQ(result.deadlock_class, DeadlockClass::finalization);
   EXPECT_FALSE(result.facts.finalizing_inferred);
 }
 
@@ -230,7 +230,7 @@ TEST(Classifier, FinalizationWhenTheCallbackThreadEnded) {
   callback.proc.reset();  // PyGILState_Ensure ended the thread
   Classification result = run(builder.snapshot());
   EXPECT_TRUE(result.cycle.empty());
-  EXPECT_EQ(result.deadlock_class, DeadlockClass::Finalization);
+  EXPECT_EQ(result.deadlock_class, DeadlockClass::finalization);
   EXPECT_TRUE(result.facts.finalizing_inferred);
 }
 
@@ -244,7 +244,7 @@ TEST(Classifier, FinalizationWhenTheCallbackThreadIsParked) {
   callback.native_stack = {frame("pause", "/lib/libc.so.6"), frame("PyThread_hang_thread", "/usr/lib/libpython3.14.so"),
                            frame("PyGILState_Ensure", "/usr/lib/libpython3.14.so")};
   Classification result = run(builder.snapshot());
-  EXPECT_EQ(result.deadlock_class, DeadlockClass::Finalization);
+  EXPECT_EQ(result.deadlock_class, DeadlockClass::finalization);
 }
 
 // The real driver with a ctypes host function at exit: nothing wrote the callback thread's record,
@@ -257,7 +257,7 @@ TEST(Classifier, FinalizationWhenAGilHolderWaitsForWorkNoThreadRuns) {
   main_thread.board->calls.push_back(call("cuStreamSynchronize", kStream1));
   Classification result = run(builder.snapshot());
   EXPECT_TRUE(result.cycle.empty());
-  EXPECT_EQ(result.deadlock_class, DeadlockClass::Finalization);
+  EXPECT_EQ(result.deadlock_class, DeadlockClass::finalization);
   ASSERT_FALSE(result.inferred.empty());
   EXPECT_NE(result.inferred.back().find("holds the GIL during finalization"), std::string::npos);
 }
@@ -287,7 +287,7 @@ Snapshot gil_holder_and_unrecorded_callback(bool finalizing, bool board_knows_th
 
 TEST(Classifier, FinalizationThroughACallbackWhoseStreamIsUnrecorded) {
   Classification result = run(gil_holder_and_unrecorded_callback(true));
-  EXPECT_EQ(result.deadlock_class, DeadlockClass::Finalization);
+  EXPECT_EQ(result.deadlock_class, DeadlockClass::finalization);
   EXPECT_EQ(result.cycle.size(), 4u);
   EXPECT_TRUE(cycle_has(result, "thread:" + std::to_string(kCallback)));
   EXPECT_TRUE(cycle_has(result, "gil"));
@@ -296,7 +296,7 @@ TEST(Classifier, FinalizationThroughACallbackWhoseStreamIsUnrecorded) {
 
 TEST(Classifier, GilDriverInversionThroughACallbackWhoseStreamIsUnrecorded) {
   Classification result = run(gil_holder_and_unrecorded_callback(false));
-  EXPECT_EQ(result.deadlock_class, DeadlockClass::GilDriverInversion);
+  EXPECT_EQ(result.deadlock_class, DeadlockClass::gil_driver_inversion);
   EXPECT_EQ(inferred_in_cycle(result), 2u);  // the stream's host function and the callback's GIL wait
 }
 
@@ -314,7 +314,7 @@ TEST(Classifier, AGilHolderWaitingForStalledWorkIsAGpuStallBeforeFinalization) {
   main_thread.board->gil_state = GilState::Holds;
   main_thread.board->calls.push_back(call("cuStreamSynchronize", kStream1));
   Classification result = run(builder.snapshot());
-  EXPECT_EQ(result.deadlock_class, DeadlockClass::GpuStall);
+  EXPECT_EQ(result.deadlock_class, DeadlockClass::gpu_stall);
 }
 
 TEST(Classifier, GpuStallWhenNoHostFunctionIsInTheWay) {
@@ -325,7 +325,7 @@ TEST(Classifier, GpuStallWhenNoHostFunctionIsInTheWay) {
   builder.board_thread(kCallback, Role::DriverCallback, kContext);
   Classification result = run(builder.snapshot());
   EXPECT_TRUE(result.cycle.empty());
-  EXPECT_EQ(result.deadlock_class, DeadlockClass::GpuStall);
+  EXPECT_EQ(result.deadlock_class, DeadlockClass::gpu_stall);
   ASSERT_FALSE(result.reasons.empty());
   EXPECT_NE(result.reasons[0].find("stream 0x10"), std::string::npos);
 }
@@ -336,7 +336,7 @@ TEST(Classifier, ALongRunningHostFunctionIsNoCycle) {
   snapshot.threads[0].board->gil_state = GilState::Released;
   Classification result = run(snapshot);
   EXPECT_TRUE(result.cycle.empty());
-  EXPECT_EQ(result.deadlock_class, DeadlockClass::Unknown);
+  EXPECT_EQ(result.deadlock_class, DeadlockClass::unknown);
 }
 
 TEST(Classifier, AGilWaitWithoutKnownHolderIsUnknown) {
@@ -345,12 +345,12 @@ TEST(Classifier, AGilWaitWithoutKnownHolderIsUnknown) {
   waiter.board->gil_state = GilState::Waiting;
   Classification result = run(builder.snapshot());
   EXPECT_TRUE(result.cycle.empty());
-  EXPECT_EQ(result.deadlock_class, DeadlockClass::Unknown);
+  EXPECT_EQ(result.deadlock_class, DeadlockClass::unknown);
 }
 
 TEST(Classifier, AnEmptySnapshotIsUnknownWithAReason) {
   Classification result = run(Snapshot{});
-  EXPECT_EQ(result.deadlock_class, DeadlockClass::Unknown);
+  EXPECT_EQ(result.deadlock_class, DeadlockClass::unknown);
   EXPECT_FALSE(result.reasons.empty());
 }
 
@@ -362,16 +362,13 @@ TEST(Classifier, CyclesOnTheBoardArePreferredToInferredOnes) {
                                       frame("pthread_mutex_lock", "/lib/libc.so.6"), frame("callback", "/usr/bin/app")};
   Classification result = run(snapshot);
   EXPECT_GE(result.cycles_found, 2u);
-  EXPECT_EQ(result.deadlock_class, DeadlockClass::GilDriverInversion);
+  EXPECT_EQ(result.deadlock_class, DeadlockClass::gil_driver_inversion);
   EXPECT_EQ(inferred_in_cycle(result), 0u);
 }
 
 TEST(ClassOfCycle, ParsesAndPrintsEveryClassName) {
-  for (auto value : {DeadlockClass::GilDriverInversion, DeadlockClass::CallbackSelfWait,
-                     DeadlockClass::CallbackSerialization, DeadlockClass::CallbackDriverLock,
-                     DeadlockClass::UserLockInversion, DeadlockClass::Finalization, DeadlockClass::GpuStall,
-                     DeadlockClass::Unknown}) {
-    EXPECT_EQ(parse_deadlock_class(to_string(value)), value);
+  for (const DeadlockClassInfo& row : kDeadlockClasses) {
+    EXPECT_EQ(parse_deadlock_class(to_string(row.value)), row.value) << row.name;
   }
   EXPECT_FALSE(parse_deadlock_class("gil-inversion").has_value());
 }

@@ -7,7 +7,10 @@
 #                 its callback doing nothing: CUPTI's own cost to any tool that sees launches
 #   floor         the same subscribed to every driver and runtime call, as libgilsan_inject.so is
 #   wrap-floor    launch-floor plus the least a wrapper does: a heap {function, data} and a trampoline
-#   inject        libgilsan_inject.so
+#   inject        libgilsan_inject.so (CUPTI's callbacks feed it)
+#   forward       gilsan's forwarding libcuda.so.1 in front of the real one, nobody observing: its own cost
+#   forward-inject  the forwarding driver with libgilsan_inject.so, which then takes its events from
+#                 the forwarding driver's observer instead of CUPTI (what `gilsan run` does)
 #   baseline1...  other builds of libgilsan_inject.so, when GILSAN_BASELINE_INJECT lists them (paths
 #                 separated by ':'; e.g. the last commit's, to see what a change did)
 # Each round is run twice: with the scheduler free to place the threads, and pinned (taskset) to four
@@ -23,6 +26,12 @@ inject=$build/checkers/inject/libgilsan_inject.so
 floor=$(find "$build" -name libgilsan_cupti_floor.so | head -1)
 errors=${output%.txt}.err
 [[ -x $program && -f $inject && -f $floor ]] || { echo "measure_overhead: $build lacks the programs" >&2; exit 2; }
+# The forwarding driver as libcuda.so.1 in a folder of its own, in front of the real driver.
+shim=$build/harness/cudashim/libgilsan_cudashim.so
+real_libcuda=$(ldconfig -p | awk '/libcuda\.so\.1 /{print $NF; exit}')
+forward_dir=$(mktemp -d)
+trap 'rm -rf "$forward_dir"' EXIT
+[[ -f $shim && -n $real_libcuda ]] && ln -s "$shim" "$forward_dir/libcuda.so.1"
 
 # The GPU's NUMA-local CPUs (sysfs), else the first ones; the first four of them.
 near_gpu_cpus() {
@@ -55,12 +64,16 @@ command_of() {
     floor) command=(env CUDA_INJECTION64_PATH="$floor") ;;
     wrap-floor) command=(env GILSAN_CUPTI_FLOOR=wrap CUDA_INJECTION64_PATH="$floor") ;;
     inject) command=(env CUDA_INJECTION64_PATH="$inject") ;;
+    forward) command=(env LD_LIBRARY_PATH="$forward_dir" GILSAN_REAL_LIBCUDA="$real_libcuda") ;;
+    forward-inject) command=(env LD_LIBRARY_PATH="$forward_dir" GILSAN_REAL_LIBCUDA="$real_libcuda"
+                             CUDA_INJECTION64_PATH="$inject") ;;
     baseline*) command=(env CUDA_INJECTION64_PATH="${baselines[${1#baseline} - 1]}") ;;
   esac
   command+=("$program" --count 20000)
 }
 
 configs=(plain launch-floor floor wrap-floor inject)
+[[ -e $forward_dir/libcuda.so.1 ]] && configs+=(forward forward-inject)
 baselines=()
 [[ -n ${GILSAN_BASELINE_INJECT:-} ]] && IFS=: read -r -a baselines <<<"$GILSAN_BASELINE_INJECT"
 for ((i = 0; i < ${#baselines[@]}; i++)); do

@@ -6,13 +6,15 @@ Usage: summarize_overhead.py OVERHEAD_TXT [OVERHEAD_TXT...]"""
 import statistics
 import sys
 
-CONFIGS = ("plain", "launch-floor", "floor", "wrap-floor", "inject", "inject-stats")
+CONFIGS = ("plain", "launch-floor", "floor", "wrap-floor", "inject", "forward", "forward-inject", "inject-stats")
 WHAT = {
     "plain": "no injection",
     "launch-floor": "CUPTI, empty callback, launch+sync subscribed",
     "floor": "CUPTI, empty callback, every call subscribed",
     "wrap-floor": "CUPTI launch+sync, heap trampoline wrapper",
     "inject": "libgilsan_inject.so",
+    "forward": "forwarding libcuda.so.1, nobody observing",
+    "forward-inject": "forwarding libcuda.so.1 + libgilsan_inject.so (observer)",
     "inject-stats": "libgilsan_inject.so, stats=1 (own time timed)",
 }
 
@@ -56,7 +58,7 @@ def main():
         # The baselines (as many as GILSAN_BASELINE_INJECT listed) after the library itself.
         baselines = sorted({config for place, config in runs if config.startswith("baseline")},
                            key=lambda name: int(name[len("baseline"):]))
-        for config in CONFIGS[:5] + tuple(baselines) + CONFIGS[5:]:
+        for config in CONFIGS[:7] + tuple(baselines) + CONFIGS[7:]:
             if (placement, config) not in runs:
                 continue
             columns = list(zip(*runs[placement, config]))

@@ -4,13 +4,13 @@
 """The watchdog's clean-up against a child that resists it.
 
 The child ignores SIGTERM, forks a grandchild that sleeps forever, writes both pids to
-$GILSAN_TEST_PIDFILE, then blocks forever on a lock it already holds. The watchdog reports the hang
-(no cycle: the lock's holder is the waiter itself, so the class is unknown) and the run must end with
-neither process left.
+$GILSAN_TEST_PIDFILE, then blocks forever on an untraced lock it already holds. The watchdog reports
+the hang (no cycle: the lock's holder is not recorded and the waiter is never taken for it, so the
+class is unknown) and the run must end with neither process left.
 """
+import _thread
 import os
 import signal
-import threading
 import time
 
 signal.signal(signal.SIGTERM, signal.SIG_IGN)
@@ -23,6 +23,8 @@ pid_file = os.environ["GILSAN_TEST_PIDFILE"]
 with open(pid_file + ".partial", "w") as pids:
     pids.write(f"{os.getpid()} {grandchild}\n")
 os.replace(pid_file + ".partial", pid_file)
-lock = threading.Lock()
+# An untraced lock: a traced threading.Lock would put its holder, this very thread, on the board, and
+# the watchdog would name the self-deadlock user-lock-inversion (docs/watchdog.md).
+lock = _thread.allocate_lock()
 lock.acquire()
 lock.acquire()

@@ -1,11 +1,11 @@
-#include "harness/simcuda/sim_observer.h"
+#include "harness/driverhooks/observer_registry.h"
 
 #include <atomic>
 #include <memory>
 #include <mutex>
 #include <vector>
 
-namespace gilsan::sim {
+namespace gilsan::driverhooks {
 namespace {
 
 std::atomic<const GilsanSimObserver*> g_observer{nullptr};
@@ -39,4 +39,4 @@ CUresult install_observer(const GilsanSimObserver* observer) {
   return CUDA_SUCCESS;
 }
 
-}  // namespace gilsan::sim
+}  // namespace gilsan::driverhooks

@@ -1,0 +1,73 @@
+// HostFunctionRuns: the host-function-lost-at-exit checker's books. For each run key the driver gives
+// (HostFunction::run_key: one per stream launch, one per graph host node), how many runs were
+// enqueued, have begun and have ended, with what the launcher said about the host function and where
+// it was enqueued. A host function is lost when its user's callable never ran:
+// - a Python host function still waiting, or cut off mid-run, when the interpreter finished: nothing
+//   can run Python any more (CPython ends or parks a thread that takes the GIL then);
+// - one its launcher skipped because the interpreter was finalizing (the reference module does);
+// - any host function still waiting when the process ended.
+// Runs of a context whose work failed with a sticky error are abandoned by the driver, not lost.
+// Not thread-safe: SanitizerModel serializes it.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <unordered_map>
+#include <unordered_set>
+#include <vector>
+
+#include "checkers/core/handles.h"
+
+namespace gilsan::checkers {
+
+class HostFunctionRuns {
+ public:
+  struct Lost {
+    std::uint64_t run_key = 0;
+    HostFunction host_function;
+    std::string enqueued_by;  // "thread 123 (main)", or "" when no enqueue was seen
+    Stack enqueue_stack;
+    std::string why;  // the end of the report's sentence: "was enqueued and never ran: ..."
+  };
+
+  // A run of `host_function` (run_key set) was enqueued by `enqueuer` at `stack`.
+  void enqueued(const HostFunction& host_function, std::string enqueuer, Stack stack);
+  void began(std::uint64_t run_key);
+  void ended(std::uint64_t run_key);
+  // The launcher's trampoline ran but did not call the callable (the interpreter was finalizing).
+  std::optional<Lost> skipped(std::uint64_t run_key);
+  // A driver call on `context` returned an error that poisons it: its queued work never runs.
+  void context_failed(Handle context);
+  // The interpreter finished: its Python host functions that have not run never will.
+  std::vector<Lost> interpreter_finished();
+  // The process ends: every run still waiting is lost.
+  std::vector<Lost> process_ending();
+
+  // What a run key's host function is, as the launcher described it (kept while runs are open).
+  const HostFunction* host_function(std::uint64_t run_key) const;
+  // Runs enqueued that have not begun, not counting those already reported lost.
+  std::size_t waiting_runs() const;
+
+ private:
+  struct Runs {
+    HostFunction host_function;
+    std::string enqueued_by;
+    Stack enqueue_stack;
+    int waiting = 0;  // enqueued, not begun (briefly -1 when the driver's begin overtakes the enqueue)
+    int running = 0;
+    bool reported = false;  // one finding per key
+  };
+  std::vector<Lost> collect(bool python_only, const std::string& waiting_why, const std::string& running_why);
+  Lost lost(std::uint64_t key, Runs& runs, std::string why);
+  void forget_if_done(std::uint64_t key);
+
+  std::unordered_map<std::uint64_t, Runs> runs_;
+  std::unordered_set<Handle> failed_contexts_;
+};
+
+// Whether a CUresult leaves its context unusable (an illegal address, a failed launch, ...): the
+// driver then never runs that context's queued host functions.
+bool is_sticky_error(int result);
+
+}  // namespace gilsan::checkers

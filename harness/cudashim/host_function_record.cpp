@@ -1,0 +1,56 @@
+#include "harness/cudashim/host_function_record.h"
+
+#include "harness/cudashim/observed_call.h"
+#include "harness/driverhooks/driver_hooks.h"
+
+namespace gilsan::cudashim {
+namespace {
+
+std::atomic<unsigned long long> g_next_run_key{1};
+
+}  // namespace
+
+HostFunctionRecord* make_record(CUhostFn fn, CUstreamCallback callback, void* user_data, CUcontext context,
+                                CUstream stream, bool lasting) {
+  auto* record = new HostFunctionRecord();
+  record->info.id = g_next_run_key.fetch_add(1, std::memory_order_relaxed);
+  record->info.context = context;
+  record->info.stream = stream;
+  record->info.fn = fn;
+  record->info.user_data = user_data;
+  record->info.callback = callback;
+  record->lasting = lasting;
+  record->launch_stream.store(stream, std::memory_order_relaxed);
+  return record;
+}
+
+GilsanSimHostFunction run_of(const HostFunctionRecord& record) {
+  GilsanSimHostFunction run = record.info;
+  run.stream = record.launch_stream.load(std::memory_order_relaxed);
+  return run;
+}
+
+void CUDA_CB run_host_function_record(void* data) {
+  auto* record = static_cast<HostFunctionRecord*>(data);
+  const GilsanSimHostFunction run = run_of(*record);
+  const bool one_shot = !record->lasting;
+  driverhooks::host_function_begin(run, kBoardDriverName);
+  run.fn(run.user_data);
+  driverhooks::host_function_end(run);
+  if (one_shot) delete record;
+}
+
+void CUDA_CB run_stream_callback_record(CUstream stream, CUresult status, void* data) {
+  auto* record = static_cast<HostFunctionRecord*>(data);
+  const GilsanSimHostFunction run = run_of(*record);
+  driverhooks::host_function_begin(run, kBoardDriverName);
+  run.callback(stream, status, run.user_data);
+  driverhooks::host_function_end(run);
+  delete record;  // a stream callback cannot be captured into a graph: it runs once
+}
+
+const HostFunctionRecord* record_behind(CUhostFn fn, void* user_data) {
+  return fn == &run_host_function_record ? static_cast<const HostFunctionRecord*>(user_data) : nullptr;
+}
+
+}  // namespace gilsan::cudashim

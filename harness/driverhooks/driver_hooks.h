@@ -1,0 +1,32 @@
+// What a driver of gilsan's (the simulated one, or the forwarding one in front of the real driver)
+// reports at each point that matters: to the installed observer (gilsan_sim.h) and to the watchdog's
+// board (docs/watchdog.md, "What each writer should write"). One function per point, so that both
+// drivers say the same things in the same order.
+//
+// Each runs on the thread concerned, never under a lock of the driver, and is a cheap no-op for a
+// consumer that is absent (no observer installed, no GILSAN_BOARD).
+#pragma once
+
+#include <cuda.h>
+
+#include "harness/simcuda/gilsan_sim.h"
+
+namespace gilsan::driverhooks {
+
+// Whether anyone listens: a driver may skip the work of describing a call when nobody does.
+bool observed();
+
+// An entry point was entered / is about to return (the thread may block in between).
+void api_enter(const GilsanSimApiCall& call);
+void api_exit(const GilsanSimApiCall& call, CUresult result);
+
+// On the enqueuing thread, once the driver accepted a host function (see the observer's
+// host_function_enqueued). `implementation` names the driver on the board ("simcuda", "libcuda").
+void host_function_enqueued(const GilsanSimHostFunction& host_function, const char* implementation);
+
+// On the callback thread, around one host function: names the thread its context's callback thread
+// and records the host function as the board's outer record (a trampoline may nest its own inside).
+void host_function_begin(const GilsanSimHostFunction& host_function, const char* implementation);
+void host_function_end(const GilsanSimHostFunction& host_function);
+
+}  // namespace gilsan::driverhooks

@@ -1,0 +1,116 @@
+#!/usr/bin/env python3
+"""Compares a suite run on the simulated driver with a committed run of the same scenarios on a real
+GPU: every scenario that ran on both must have the same outcome. A difference is either a fault of the
+simulated driver's model or profile, or of what the sanitizer sees -- never something to accept
+silently -- unless the committed run's `explained` map names the scenario with the measured driver
+difference (a profile cell) that explains it.
+
+usage: check_parity.py SIM_RESULTS.json REAL_RESULTS.json
+       check_parity.py --run GILSAN SCENARIO_FOLDER REAL_RESULTS.json
+       check_parity.py --table SIM_RESULTS.json REAL_RESULTS.json
+Both files are `gilsan suite --json` documents (gilsan-suite-results/1); the real one may carry an
+"explained" object {scenario: reason}. Scenarios are matched by their path from the scenarios folder.
+With --run, the simulated driver's run is made first: GILSAN suite SCENARIO_FOLDER --driver sim.
+With --table, prints the side-by-side table as Markdown instead (a row per scenario of either run: its
+expectation, the outcome on each driver, skipped ones said so, whether they agree where both ran it).
+Exit status: 0 the outcomes agree, 1 they do not, 2 bad input.
+"""
+import json
+import os
+import subprocess
+import sys
+import tempfile
+
+SCHEMA = "gilsan-suite-results/1"
+
+
+def load(path):
+    try:
+        with open(path, encoding="utf-8") as stream:
+            document = json.load(stream)
+    except (OSError, ValueError) as error:
+        sys.exit(f"{path}: {error}")
+    if document.get("schema") != SCHEMA:
+        sys.exit(f"{path}: not a {SCHEMA} document")
+    return document
+
+
+def key(scenario):
+    """The scenario's path from the scenarios folder, wherever the suite ran."""
+    marker = "scenarios/"
+    return scenario[scenario.rindex(marker) + len(marker):] if marker in scenario else scenario
+
+
+def run_on_sim(gilsan, folder, output):
+    suite = subprocess.run([gilsan, "suite", folder, "--driver", "sim", "--json", output],
+                           stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    sys.stdout.write(suite.stdout)
+    if suite.returncode not in (0, 1):  # 1: some scenario did not match its own expectation
+        sys.exit(f"check_parity: gilsan suite exited with {suite.returncode}")
+
+
+def cell(record):
+    if record is None:
+        return "-"
+    return "skipped" if record["status"] == "skipped" else f"`{record['outcome']}`"
+
+
+def table(sim, real):
+    sim_records = {key(r["scenario"]): r for r in sim["results"]}
+    real_records = {key(r["scenario"]): r for r in real["results"]}
+    print("| scenario | expected | sim | real | agree |")
+    print("| --- | --- | --- | --- | --- |")
+    both = disagreements = 0
+    for name in sorted(set(sim_records) | set(real_records)):
+        s, r = sim_records.get(name), real_records.get(name)
+        ran_on_both = s is not None and r is not None and "skipped" not in (s["status"], r["status"])
+        both += ran_on_both
+        agree = "" if not ran_on_both else "yes" if s["outcome"] == r["outcome"] else "**no**"
+        disagreements += agree == "**no**"
+        print(f"| {name} | `{(r or s)['expect']}` | {cell(s)} | {cell(r)} | {agree} |")
+    print(f"\n{both} scenarios ran on both drivers; {disagreements} disagree.")
+    return 1 if disagreements else 0
+
+
+def main():
+    arguments = sys.argv[1:]
+    if len(arguments) == 3 and arguments[0] == "--table":
+        return table(load(arguments[1]), load(arguments[2]))
+    if len(arguments) == 4 and arguments[0] == "--run":
+        with tempfile.TemporaryDirectory(prefix="gilsan-parity-") as folder:
+            sim_path = os.path.join(folder, "sim.json")
+            run_on_sim(arguments[1], arguments[2], sim_path)
+            return compare(load(sim_path), load(arguments[3]))
+    if len(arguments) != 2:
+        print(__doc__, file=sys.stderr)
+        return 2
+    return compare(load(arguments[0]), load(arguments[1]))
+
+
+def compare(sim, real):
+    if sim.get("driver") != "sim" or real.get("driver") != "real":
+        print("check_parity: the first run must be on the simulated driver, the second on the real one",
+              file=sys.stderr)
+        return 2
+    sim_outcomes = {key(r["scenario"]): r for r in sim["results"]}
+    explained = real.get("explained", {})
+    compared, disagreements = 0, []
+    for record in real["results"]:
+        name = key(record["scenario"])
+        other = sim_outcomes.get(name)
+        if other is None or "skipped" in (record["status"], other["status"]):
+            continue
+        compared += 1
+        if other["outcome"] != record["outcome"] and name not in explained:
+            disagreements.append(f"{name}: real {record['outcome']}, sim {other['outcome']}")
+    missing = sorted(set(sim_outcomes) - {key(r["scenario"]) for r in real["results"]})
+    for line in disagreements:
+        print(f"DIFFERENT  {line}")
+    for name in missing:
+        print(f"NOT ON THE GPU  {name}: no real run committed for it")
+    print(f"{compared} compared, {len(disagreements)} different, {len(missing)} without a real run")
+    return 1 if disagreements or missing or compared == 0 else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
