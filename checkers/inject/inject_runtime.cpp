@@ -9,6 +9,7 @@
 #include "checkers/inject/runtime_error_names.h"
 #include "checkers/sources/native_stack.h"
 #include "checkers/sources/profile_behaviour.h"
+#include "checkers/sources/python_stack_reader.h"
 #include "checkers/sources/thread_identity.h"
 #include "harness/board/board_writer.h"
 
@@ -39,8 +40,12 @@ Options injected_default_options() {
 }
 
 Stack capture_injected_stack(ThreadId thread) {
-  // backtrace alone (no names): a few hundred nanoseconds, and only for what the core keeps.
-  return thread == current_thread_id() ? capture_native_stack(kStackDepth) : Stack{};
+  if (thread != current_thread_id()) return {};
+  // A Python thread's own frames say more than the interpreter's native ones (read as faulthandler
+  // reads them, GIL or not); elsewhere backtrace alone (no names): a few hundred nanoseconds, and only
+  // for what the core keeps.
+  if (Stack python = read_python_stack_without_gil(static_cast<int>(kShownFrames)); !python.empty()) return python;
+  return capture_native_stack(kStackDepth);
 }
 
 void symbolize_injected_stack(Stack& stack) {

@@ -38,8 +38,9 @@ struct InjectRuntime {
 Options injected_default_options();
 
 // The injected mode's stacks (SanitizerConfig::capture_stack / symbolize_stack): the calling
-// thread's native stack, captured only for a new edge or report and named when a report is made,
-// less the innermost frames of the sanitizer, CUPTI and the driver.
+// thread's Python stack when it runs Python, else its native stack, captured only for a new edge or
+// report and named when a report is made, less the innermost frames of the sanitizer, CUPTI and the
+// driver.
 Stack capture_injected_stack(ThreadId thread);
 void symbolize_injected_stack(Stack& stack);
 
