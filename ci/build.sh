@@ -10,4 +10,5 @@ python=${GILSAN_PYTHON:-/usr/bin/python3}
 mkdir -p "$build"
 cmake -S "$root" -B "$build" -G Ninja -DPython3_EXECUTABLE="$python" "$@" >"$build/configure.log" 2>&1 \
   || { cat "$build/configure.log"; exit 1; }
-ninja -C "$build" -j"$(nproc)"
+# GILSAN_BUILD_TARGETS: only these targets (a GPU run that needs gilsan and its libraries, not the tests).
+ninja -C "$build" -j"$(nproc)" ${GILSAN_BUILD_TARGETS:-}

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Runs gilsan against the real driver on a GPU machine and collects the outputs for docs/results/.
-# Usage: ci/gpu-run.sh OUTPUT_DIR [step...]; steps: build sim-tests suite forwarding peers program overhead
-# probe probe-diff watchdog copy-bench inject (default: build sim-tests suite probe).
+# Usage: ci/gpu-run.sh OUTPUT_DIR [step...]; steps: build sim-tests suite conformance forwarding peers program
+# overhead probe probe-diff watchdog copy-bench inject (default: build sim-tests suite probe).
 # The GPU machine has Python 3.12 with libpython3.12.so, cmake and ninja in /opt/torch/.venv, nvcc.
 set -uo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -36,6 +36,18 @@ for step in "${steps[@]}"; do
       # One archive: the device tool returns a limited number of files.
       tar -czf "$out/suite.tar.gz" -C "$out" suite-real.json suite-sim.json suite-junit.xml && \
         rm -f "$out/suite-real.json" "$out/suite-sim.json" "$out/suite-junit.xml" ;;
+    conformance)
+      # The conformance catalogue for every implementation the venv has, on the real driver and on the
+      # sim (same packages), the real run's Markdown report, where the two differ, and the packages.
+      for driver in real sim; do
+        "$build/bin/gilsan" suite "$root/scenarios/conformance" --driver "$driver" --python-env /opt/torch/.venv \
+          --jobs 8 --json "$out/conformance-$driver.json" --markdown "$out/conformance-$driver.md" >>"$log" 2>&1
+        echo "conformance on $driver: exit $?" >>"$log"
+      done
+      python3 "$root/tests/runner/check_parity.py" --table "$out/conformance-sim.json" "$out/conformance-real.json" \
+        >"$out/conformance-parity.md" 2>>"$log"
+      /opt/torch/.venv/bin/python -m pip list 2>/dev/null | grep -iE "^(cupy|cuda|numba|numpy|nvidia-cuda-runtime)" \
+        >"$out/packages.txt" ;;
     forwarding)
       # The forwarding driver's own tests in front of the real driver, and what cuGetProcAddress handed out
       # unwatched in a CuPy process (GILSAN_CUDASHIM_TRACE; the child's stderr is in the report).

@@ -2,7 +2,7 @@
 # Installs the Debian packages gilsan builds with, when they are missing. Safe to run again.
 # The CUDA Toolkit (headers and nvcc) is expected under /usr/local/cuda, as on this machine kind.
 set -euo pipefail
-packages=(cmake ninja-build g++ python3-dev libgtest-dev libgmock-dev nlohmann-json3-dev valgrind libbenchmark-dev)
+packages=(cmake ninja-build g++ python3-dev python3-venv libgtest-dev libgmock-dev nlohmann-json3-dev valgrind libbenchmark-dev)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

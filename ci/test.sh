@@ -15,8 +15,11 @@ sanitizer_build=(-DCMAKE_BUILD_TYPE=Debug "-DCMAKE_CXX_FLAGS_DEBUG=-O1 -g1" "-DC
 for mode in "${modes[@]}"; do
   case "$mode" in
     plain)
+      # The peers (cuda.core, cuda.bindings, CuPy) for the conformance tests on the simulated driver.
+      peers=$(ci/peers-venv.sh build-peers)
       # Line tables only (-g1): symbolized stacks at a smaller compile and link time than -g.
-      ci/build.sh build "-DCMAKE_CXX_FLAGS_RELWITHDEBINFO=-O2 -g1 -DNDEBUG" "-DCMAKE_C_FLAGS_RELWITHDEBINFO=-O2 -g1 -DNDEBUG"
+      ci/build.sh build "-DCMAKE_CXX_FLAGS_RELWITHDEBINFO=-O2 -g1 -DNDEBUG" "-DCMAKE_C_FLAGS_RELWITHDEBINFO=-O2 -g1 -DNDEBUG" \
+        "-DGILSAN_PEERS_VENV=$peers"
       ctest --test-dir build --output-on-failure -j"$jobs" --timeout 300
       ;;
     asan)

@@ -31,3 +31,19 @@ function(gilsan_add_parts)
     endif()
   endforeach()
 endfunction()
+
+# The environment an uninstrumented python3 needs to load our libraries in an ASan build: the ASan
+# runtime first, and libstdc++ (python3 does not link it, and ASan's __cxa_throw interceptor must find
+# the real one when it starts, or the first C++ exception aborts the process). CPython's deliberate
+# leaks make LeakSanitizer useless there. Empty in other builds.
+function(gilsan_python_preload_env out_var)
+  set(_env "")
+  if(GILSAN_SANITIZE MATCHES "address")
+    execute_process(COMMAND ${CMAKE_CXX_COMPILER} -print-file-name=libasan.so
+                    OUTPUT_VARIABLE _libasan OUTPUT_STRIP_TRAILING_WHITESPACE)
+    execute_process(COMMAND ${CMAKE_CXX_COMPILER} -print-file-name=libstdc++.so
+                    OUTPUT_VARIABLE _libstdcxx OUTPUT_STRIP_TRAILING_WHITESPACE)
+    set(_env "LD_PRELOAD=${_libasan}:${_libstdcxx}" "ASAN_OPTIONS=detect_leaks=0:abort_on_error=0")
+  endif()
+  set(${out_var} ${_env} PARENT_SCOPE)
+endfunction()

@@ -16,6 +16,7 @@
   X(cuDeviceGetCount) \
   X(cuDeviceGet) \
   X(cuDeviceGetName) \
+  X(cuDeviceGetUuid) \
   X(cuDeviceGetAttribute) \
   X(cuDeviceTotalMem) \
   X(cuDeviceGetDefaultMemPool) \
@@ -29,6 +30,7 @@
   X(cuCtxSetCurrent) \
   X(cuCtxGetCurrent) \
   X(cuCtxGetDevice) \
+  X(cuCtxGetStreamPriorityRange) \
   X(cuCtxSynchronize) \
   /* streams */ \
   X(cuStreamCreate) \
@@ -39,6 +41,7 @@
   X(cuStreamWaitEvent) \
   X(cuStreamGetCtx) \
   X(cuStreamGetFlags) \
+  X(cuStreamGetPriority) \
   X(cuStreamAddCallback) \
   X(cuLaunchHostFunc) \
   /* stream capture */ \
@@ -95,6 +98,7 @@
   X(cuGraphAddEmptyNode) \
   X(cuGraphHostNodeSetParams) \
   X(cuGraphInstantiateWithFlags) \
+  X(cuGraphInstantiateWithParams) \
   X(cuGraphUpload) \
   X(cuGraphLaunch) \
   X(cuGraphExecDestroy) \

@@ -1,6 +1,7 @@
 #include "harness/driverhooks/driver_hooks.h"
 
 #include <cstdint>
+#include <cstring>
 
 #include "harness/board/board_writer.h"
 #include "harness/driverhooks/observer_registry.h"
@@ -32,6 +33,10 @@ void api_enter(const GilsanSimApiCall& call) {
 }
 
 void api_exit(const GilsanSimApiCall& call, CUresult result) {
+  // Where an event was last recorded is what a wait on it waits for: the watchdog needs it for every
+  // caller, not only those that note it themselves (the gilsan module does; ctypes and peers do not).
+  if (result == CUDA_SUCCESS && call.entry_point != nullptr && std::strcmp(call.entry_point, "cuEventRecord") == 0)
+    board::note_event_recorded(as_id(call.event), as_id(call.stream), as_id(call.context));
   if (const GilsanSimObserver* observer = current_observer(); observer != nullptr && observer->api_exit != nullptr)
     observer->api_exit(observer->user, &call, result);
   board::exit_call();

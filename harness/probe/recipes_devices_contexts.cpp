@@ -39,6 +39,12 @@ void add_device_and_context_recipes(std::vector<CallRecipe>& out) {
                    char name[256] = {};
                    return f.driver.cuDeviceGetName(name, sizeof name, f.device);
                  }});
+  out.push_back({.id = "cuDeviceGetUuid",
+                 .description = "cuDeviceGetUuid of device 0",
+                 .call = [](F f, S) {
+                   CUuuid uuid{};
+                   return f.driver.cuDeviceGetUuid(&uuid, f.device);
+                 }});
   out.push_back({.id = "cuDeviceGetAttribute",
                  .description = "cuDeviceGetAttribute(MULTIPROCESSOR_COUNT) of device 0",
                  .call = [](F f, S) {
@@ -95,6 +101,13 @@ void add_device_and_context_recipes(std::vector<CallRecipe>& out) {
                  .call = [](F f, S) {
                    CUdevice device = 0;
                    return f.driver.cuCtxGetDevice(&device);
+                 }});
+  out.push_back({.id = "cuCtxGetStreamPriorityRange",
+                 .description = "asks for the stream priority range of the current context",
+                 .call = [](F f, S) {
+                   int least = 0;
+                   int greatest = 0;
+                   return f.driver.cuCtxGetStreamPriorityRange(&least, &greatest);
                  }});
   out.push_back({.id = "cuCtxSynchronize",
                  .description = "synchronizes the current context, which includes S1 and so the host function",

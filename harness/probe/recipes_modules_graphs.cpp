@@ -149,6 +149,13 @@ void add_module_and_graph_recipes(std::vector<CallRecipe>& out) {
                  .description = "instantiates a graph of one host node",
                  .prepare = graph_with_host_node,
                  .call = [](F f, S s) { return f.driver.cuGraphInstantiateWithFlags(&s.exec, s.graph, 0); }});
+  out.push_back({.id = "cuGraphInstantiateWithParams",
+                 .description = "instantiates a graph of one host node with default parameters (no upload)",
+                 .prepare = graph_with_host_node,
+                 .call = [](F f, S s) {
+                   CUDA_GRAPH_INSTANTIATE_PARAMS params{};
+                   return f.driver.cuGraphInstantiateWithParams(&s.exec, s.graph, &params);
+                 }});
   out.push_back({.id = "cuGraphUpload",
                  .description = "uploads an executable graph of one host node on S2",
                  .prepare = executable_graph,

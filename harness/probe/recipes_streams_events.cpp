@@ -60,6 +60,12 @@ void add_stream_and_event_recipes(std::vector<CallRecipe>& out) {
                    unsigned flags = 0;
                    return f.driver.cuStreamGetFlags(f.s2, &flags);
                  }});
+  out.push_back({.id = "cuStreamGetPriority",
+                 .description = "asks for S2's priority",
+                 .call = [](F f, S) {
+                   int priority = 0;
+                   return f.driver.cuStreamGetPriority(f.s2, &priority);
+                 }});
   out.push_back({.id = "cuStreamAddCallback",
                  .description = "enqueues a stream callback on S2",
                  .call = [](F f, S) { return f.driver.cuStreamAddCallback(f.s2, stream_callback_does_nothing, nullptr, 0); }});

@@ -94,17 +94,18 @@ SpawnedChild spawn_in_own_process_group(const ChildCommand& command) {
   for (const auto& [here, in_child] : command.inherited_fds)
     setup.check(posix_spawn_file_actions_adddup2(setup.actions(), here, in_child), "adddup2(inherited)");
 
-  // Process group 0 means "a new group whose id is the child's pid". Signal dispositions the parent
-  // changed (an ignored SIGPIPE, our SIGINT handler) must not leak into the scenario.
+  // A session of its own (and so a process group whose id is the child's pid): what the child leaves
+  // behind is told apart from what other runs of the same gilsan leave (suites run scenarios side by
+  // side), and a Ctrl-C at the terminal reaches only gilsan, which stops the run itself. Signal
+  // dispositions the parent changed (an ignored SIGPIPE, our SIGINT handler) must not leak into it.
   sigset_t all_signals;
   sigset_t no_signals;
   sigfillset(&all_signals);
   sigemptyset(&no_signals);
-  setup.check(posix_spawnattr_setpgroup(setup.attributes(), 0), "setpgroup");
   setup.check(posix_spawnattr_setsigdefault(setup.attributes(), &all_signals), "setsigdefault");
   setup.check(posix_spawnattr_setsigmask(setup.attributes(), &no_signals), "setsigmask");
-  setup.check(posix_spawnattr_setflags(setup.attributes(),
-                                       POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK),
+  setup.check(posix_spawnattr_setflags(setup.attributes(), POSIX_SPAWN_SETSID | POSIX_SPAWN_SETSIGDEF |
+                                                                POSIX_SPAWN_SETSIGMASK),
               "setflags");
 
   std::vector<char*> argv = pointers(command.arguments);

@@ -58,6 +58,9 @@ void ChildReportReader::parse_line(std::string_view line) {
       report_.system_exit_code = record.at("code").get<int>();
     } else if (event == "driver") {
       report_.driver = text_field(record, "description");
+    } else if (event == "implementation") {
+      report_.implementation_version = text_field(record, "version");
+      report_.platform = text_field(record, "platform");
     } else if (event == "finalized") {
       report_.finalized = true;
       report_.finalize_status = record.at("status").get<int>();
@@ -103,6 +106,10 @@ void ChildReportWriter::system_exit(int code) { write_line(serialized({{"event",
 
 void ChildReportWriter::driver(std::string_view description) {
   write_line(serialized({{"event", "driver"}, {"description", description}}));
+}
+
+void ChildReportWriter::implementation(std::string_view version, std::string_view platform) {
+  write_line(serialized({{"event", "implementation"}, {"version", version}, {"platform", platform}}));
 }
 
 void ChildReportWriter::finalized(int status, std::optional<unsigned long long> skipped_host_functions) {

@@ -8,6 +8,7 @@
 //   {"event":"exception","type_module":"builtins","type":"ValueError","traceback":"Traceback ..."}
 //   {"event":"system_exit","code":3}
 //   {"event":"driver","description":"sim ..."}
+//   {"event":"implementation","version":"cupy-cuda13x 14.2.0","platform":"NVIDIA H200, ..."}
 //   {"event":"finalized","status":0,"skipped_host_functions":0}
 //   {"event":"error","message":"..."}          (the child itself failed: a harness error)
 //
@@ -46,6 +47,9 @@ struct ChildReport {
   std::optional<ExceptionRecord> exception;
   std::optional<int> system_exit_code;
   std::optional<std::string> driver;
+  // A conformance run: the implementation's packages, and the GPU, driver and Python it ran on.
+  std::optional<std::string> implementation_version;
+  std::optional<std::string> platform;
   std::optional<std::string> program;  // `gilsan run -- COMMAND`: the command line the child became
   bool finalized = false;
   int finalize_status = 0;
@@ -81,6 +85,7 @@ class ChildReportWriter {
   void exception(const ExceptionRecord& record);
   void system_exit(int code);
   void driver(std::string_view description);
+  void implementation(std::string_view version, std::string_view platform);
   void finalized(int status, std::optional<unsigned long long> skipped_host_functions);
   void error(std::string_view message);
   // The program child, just before it execs the user's command line.

@@ -5,7 +5,11 @@
 #include <cmath>
 #include <cstdlib>
 #include <filesystem>
+#include <thread>
+#include <tuple>
 #include <vector>
+
+#include "harness/runner/conformance_vocabulary.h"
 
 namespace gilsan {
 namespace {
@@ -62,6 +66,23 @@ class ArgumentCursor {
   std::optional<std::string_view> attached_;
   bool only_operands_ = false;
 };
+
+// "gilsan SUBCOMMAND ARGS...", as a report names the command that made it.
+std::string joined_command(std::string_view subcommand, std::span<const std::string_view> arguments) {
+  std::string text = "gilsan " + std::string(subcommand);
+  for (std::string_view argument : arguments) text += " " + std::string(argument);
+  return text;
+}
+
+// A built-in implementation or an adapter of one's own (package.module:Class).
+std::string checked_implementation(const std::string& name) {
+  if (!is_implementation_name(name)) {
+    std::string builtin;
+    for (std::string_view known : kBuiltinImplementations) builtin += (builtin.empty() ? "" : ", ") + std::string(known);
+    throw UsageError("--impl: unknown implementation '" + name + "' (" + builtin + ", or package.module:Class)");
+  }
+  return name;
+}
 
 std::string checked_driver(const std::string& value) {
   if (value != "auto" && value != "real" && value != "sim")
@@ -130,6 +151,8 @@ RunCommand parse_run(std::span<const std::string_view> arguments) {
       operands.emplace_back(argument);
     } else if (argument == "--expect") {
       command.expect = cursor.value_of(argument);
+    } else if (argument == "--impl") {
+      command.settings.implementation = checked_implementation(cursor.value_of(argument));
     } else if (take_run_option(cursor, argument, command.settings)) {
     } else if (argument == "--report") {
       const std::string format = cursor.value_of(argument);
@@ -158,8 +181,46 @@ RunCommand parse_run(std::span<const std::string_view> arguments) {
   return command;
 }
 
+// "a,b,c" as a list; empty items are an error.
+std::vector<std::string> name_list(const std::string& value, std::string_view option) {
+  std::vector<std::string> names;
+  std::string_view rest = value;
+  while (true) {
+    const auto comma = rest.find(',');
+    const std::string name(rest.substr(0, comma));
+    if (name.empty()) throw UsageError(std::string(option) + " takes a comma list of names, not '" + value + "'");
+    names.push_back(name);
+    if (comma == std::string_view::npos) return names;
+    rest.remove_prefix(comma + 1);
+  }
+}
+
+unsigned checked_jobs(const std::string& value) {
+  unsigned jobs = 0;
+  const auto [end, error] = std::from_chars(value.data(), value.data() + value.size(), jobs);
+  if (error != std::errc() || end != value.data() + value.size() || jobs < 1 || jobs > 256)
+    throw UsageError("--jobs must be a whole number from 1 to 256, not '" + value + "'");
+  return jobs;
+}
+
+// "i/n": the i-th of n shards, 1 <= i <= n.
+std::pair<unsigned, unsigned> checked_shard(const std::string& value) {
+  const auto slash = value.find('/');
+  unsigned index = 0, count = 0;
+  bool ok = slash != std::string::npos;
+  if (ok) {
+    const auto [index_end, index_error] = std::from_chars(value.data(), value.data() + slash, index);
+    const auto [count_end, count_error] = std::from_chars(value.data() + slash + 1, value.data() + value.size(), count);
+    ok = index_error == std::errc() && index_end == value.data() + slash && count_error == std::errc() &&
+         count_end == value.data() + value.size() && count >= 1 && index >= 1 && index <= count;
+  }
+  if (!ok) throw UsageError("--shard must be i/n with 1 <= i <= n (e.g. 2/4), not '" + value + "'");
+  return {index, count};
+}
+
 SuiteCommand parse_suite(std::span<const std::string_view> arguments) {
   SuiteCommand command;
+  command.settings.command_line = joined_command("suite", arguments);
   ArgumentCursor cursor("suite", arguments);
   while (const std::optional<std::string_view> next = cursor.next()) {
     const std::string_view argument = *next;
@@ -170,6 +231,15 @@ SuiteCommand parse_suite(std::span<const std::string_view> arguments) {
       command.settings.junit_path = cursor.value_of(argument);
     } else if (argument == "--json") {
       command.settings.json_path = cursor.value_of(argument);
+    } else if (argument == "--markdown") {
+      command.settings.markdown_path = cursor.value_of(argument);
+    } else if (argument == "--impl") {
+      command.settings.implementations = name_list(cursor.value_of(argument), argument);
+      for (const std::string& name : command.settings.implementations) checked_implementation(name);
+    } else if (argument == "--jobs") {
+      command.settings.jobs = checked_jobs(cursor.value_of(argument));
+    } else if (argument == "--shard") {
+      std::tie(command.settings.shard_index, command.settings.shard_count) = checked_shard(cursor.value_of(argument));
     } else if (argument == "--filter") {
       command.settings.filter = cursor.value_of(argument);
     } else {
@@ -177,6 +247,30 @@ SuiteCommand parse_suite(std::span<const std::string_view> arguments) {
     }
   }
   if (command.settings.roots.empty()) command.settings.roots.push_back(default_scenario_folder());
+  return command;
+}
+
+MergeCommand parse_merge(std::span<const std::string_view> arguments) {
+  MergeCommand command;
+  command.command_line = joined_command("merge", arguments);
+  ArgumentCursor cursor("merge", arguments);
+  while (const std::optional<std::string_view> next = cursor.next()) {
+    const std::string_view argument = *next;
+    if (!cursor.is_option(argument)) {
+      command.inputs.emplace_back(argument);
+    } else if (argument == "--json") {
+      command.json_path = cursor.value_of(argument);
+    } else if (argument == "--junit") {
+      command.junit_path = cursor.value_of(argument);
+    } else if (argument == "--markdown") {
+      command.markdown_path = cursor.value_of(argument);
+    } else if (argument == "--compare") {
+      command.compare_paths.push_back(cursor.value_of(argument));
+    } else {
+      cursor.unknown(argument);
+    }
+  }
+  if (command.inputs.empty()) throw UsageError("gilsan merge: which results? (gilsan merge A.json B.json ...)");
   return command;
 }
 
@@ -202,6 +296,8 @@ ChildArguments parse_child(std::span<const std::string_view> arguments) {
       child.driver_request = checked_driver(cursor.value_of(argument));
     else if (argument == "--python-env")
       child.virtualenv = cursor.value_of(argument);
+    else if (argument == "--impl")
+      child.implementation = cursor.value_of(argument);
     else
       cursor.unknown(argument);
   }
@@ -228,6 +324,7 @@ Command parse_command_line(std::span<const std::string_view> arguments) {
   }
   if (command == "run") return parse_run(rest);
   if (command == "suite") return parse_suite(rest);
+  if (command == "merge") return parse_merge(rest);
   if (command == kScenarioChildCommand) return parse_child(rest);
   if (command == kProgramChildCommand) return parse_program_child(rest);
   throw UsageError("unknown command '" + std::string(command) + "'");
@@ -237,12 +334,14 @@ std::string usage_text() {
   return R"(usage:
   gilsan run SCENARIO.py [--driver auto|real|sim] [--profile FILE] [--timeout SECONDS]
                          [--python-env VENV] [--report text|json] [-o REPORT_FILE]
-                         [--quiet-ms N] [--dot FILE] [--sanitize on|off]
+                         [--quiet-ms N] [--dot FILE] [--sanitize on|off] [--impl NAME]
   gilsan run [--driver ...] [--expect OUTCOME] [--timeout SECONDS] [--report ...] [-o FILE]
              [--quiet-ms N] [--dot FILE] [--sanitize on|off] -- COMMAND [ARGS...]
   gilsan suite [PATH...] [--driver auto|real|sim] [--profile FILE] [--timeout SECONDS]
-                         [--python-env VENV] [--junit FILE] [--json FILE] [--filter TEXT]
-                         [--quiet-ms N] [--sanitize on|off]
+                         [--python-env VENV] [--junit FILE] [--json FILE] [--markdown FILE] [--filter TEXT]
+                         [--quiet-ms N] [--sanitize on|off] [--impl NAME,...] [--jobs N]
+                         [--shard I/N]
+  gilsan merge RESULTS.json... [--json FILE] [--junit FILE] [--markdown FILE] [--compare OTHER.json]
   gilsan probe [--driver real|sim] [--profile IN] [-o PROFILE.json] [--markdown FILE]
   gilsan probe --diff A.json B.json
   gilsan --help
@@ -256,6 +355,8 @@ run     runs one scenario in a child process with an embedded Python and reports
 suite   runs every *.py scenario under each PATH (default: )" +
          default_scenario_folder() + R"(),
         one line each, then "N passed, N failed, N skipped".
+merge   joins the --json files of a suite's shards (gilsan suite --shard i/n) into one set of results:
+        the matrix, the failures, the summary line, and --json/--junit/--markdown files of the whole.
 probe   measures what the driver blocks and allows around host functions (docs/probe.md; its own
         exit codes are listed there).
 
@@ -273,13 +374,25 @@ probe   measures what the driver blocks and allows around host functions (docs/p
                  become the outcome report:CHECKER; GILSAN_OPTIONS configures it
   --junit        also write JUnit XML for CI
   --json         also write the results as JSON (schema gilsan-suite-results/1)
+  --markdown     also write the conformance report as Markdown: platform, packages, the matrix, what
+                 each implementation gets wrong, why runs were skipped (docs/conformance.md)
+  --compare      (merge, repeatable) the same catalogue's results on the other driver: the Markdown
+                 report adds where the two drivers differ
+  --impl         the implementations conformance scenarios run against: reference, cupy, cuda-core,
+                 cuda-bindings, numba-cuda, or package.module:Class of your own (default: the five;
+                 one that is not installed is skipped with the reason)
+  --jobs         scenarios run at once (default: as many as CPUs on the simulated driver, 1 on the
+                 real one: runs sharing a GPU slow each other's device work past what the watchdog
+                 expects of it, which it can take for a hang)
+  --shard        run only the I-th of N shares of the suite (CI spreads a suite over machines; gilsan
+                 merge joins their --json files)
   --filter       only scenarios whose path contains TEXT
 
 exit codes:
   0    every outcome matched its expectation (skipped scenarios count as matched)
   1    at least one outcome did not match
   2    usage or input error: bad flag, unreadable file, malformed scenario header
-  3    internal error in gilsan itself
+  3    internal error in gilsan itself, or a scenario child that could not start (Python, an --impl adapter)
   130  gilsan was interrupted (SIGINT, SIGTERM, SIGHUP); the running scenario was killed
 )";
 }

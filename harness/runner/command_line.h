@@ -13,6 +13,7 @@
 #include "harness/runner/scenario_child.h"
 #include "harness/runner/scenario_run.h"
 #include "harness/runner/suite.h"
+#include "harness/runner/suite_merge.h"
 
 namespace gilsan {
 
@@ -32,7 +33,7 @@ struct SuiteCommand {
   SuiteSettings settings;
 };
 
-using Command = std::variant<HelpCommand, RunCommand, SuiteCommand, ChildArguments, ProgramArguments>;
+using Command = std::variant<HelpCommand, RunCommand, SuiteCommand, MergeCommand, ChildArguments, ProgramArguments>;
 
 // A bad flag or value; main prints it with a pointer to --help and exits 2.
 class UsageError : public std::runtime_error {

@@ -6,14 +6,18 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
-#include <string_view>
 #include <fstream>
 #include <iostream>
+#include <string_view>
 
+#include "harness/runner/conformance_markdown.h"
 #include "harness/runner/exit_codes.h"
 #include "harness/runner/interrupt_hook.h"
+#include "harness/runner/junit_report.h"
 #include "harness/runner/run_report.h"
 #include "harness/runner/scenario_sanitizer.h"
+#include "harness/runner/suite_matrix.h"
+#include "harness/runner/suite_results_json.h"
 
 namespace gilsan {
 namespace {
@@ -36,6 +40,52 @@ bool sanitizer_options_are_usable(const RunSettings& settings) {
   if (error) std::cerr << "gilsan: " << *error << "\n";
   return !error;
 }
+
+// The suite's output: each run's line as it ends and, on a terminal, one line below them saying how far
+// the suite is and what runs now, rewritten in place. Elsewhere (CI logs) only the runs' lines.
+class SuiteProgress {
+ public:
+  explicit SuiteProgress(std::size_t total) : total_(total), live_(::isatty(STDOUT_FILENO) == 1) {}
+
+  void started(const SuiteItem& item) {
+    running_.push_back(label(item));
+    redraw();
+  }
+  void ended(const std::string& line) {
+    ++ended_;
+    clear();
+    std::cout << line << "\n";
+    if (!running_.empty()) running_.erase(running_.begin());  // oldest first: close enough for a status line
+    redraw();
+  }
+  void done() {
+    clear();
+    std::cout << std::flush;
+  }
+
+ private:
+  static std::string label(const SuiteItem& item) {
+    return item.scenario + (item.implementation ? " [" + *item.implementation + "]" : "");
+  }
+  void clear() {
+    if (live_) std::cout << "\r\033[K";
+  }
+  void redraw() {
+    if (!live_) {
+      std::cout << std::flush;
+      return;
+    }
+    std::string line = "[" + std::to_string(ended_) + "/" + std::to_string(total_) + "] running:";
+    for (const std::string& name : running_) line += " " + name;
+    if (line.size() > 120) line = line.substr(0, 117) + "...";
+    std::cout << "\r\033[K" << line << std::flush;
+  }
+
+  std::size_t total_;
+  std::size_t ended_ = 0;
+  bool live_;
+  std::vector<std::string> running_;
+};
 
 // The driver every child of the command uses, chosen once: a --driver real that cannot work is one
 // line before anything runs, not a failure per scenario.
@@ -128,19 +178,82 @@ int run_command(const RunCommand& command) {
   return exit_code_for(result.status());
 }
 
-int suite_command(const SuiteCommand& command) {
-  if (!sanitizer_options_are_usable(command.settings.run)) return kExitUsage;
-  SuiteSettings settings = command.settings;
-  if (!choose_driver(settings.run)) return kExitUsage;
-  InterruptHook interrupt;
-  SupervisionHook* hooks[] = {&interrupt};
-  const SuiteSummary summary = run_suite(settings, hooks, [](const ScenarioResult& result) {
-    std::cout << one_line_report(result) << std::endl;
-  });
+namespace {
+
+// The matrix, the failures and the summary line of a suite's results; the exit code they make.
+int report_suite(const std::vector<ScenarioResult>& results, const SuiteSummary& summary) {
+  if (const std::string matrix = conformance_matrix(results); !matrix.empty()) std::cout << "\n" << matrix;
+  if (const std::string failures = failure_excerpts(results); !failures.empty()) std::cout << "\n" << failures;
   std::cout << summary.line() << std::endl;
   if (summary.interrupted) return kExitInterrupted;
   if (summary.harness_errors > 0) return kExitInternal;
   return summary.failed > 0 ? kExitMismatch : kExitAllMatched;
+}
+
+// --compare's results, or why they cannot be used; nullopt with no --compare.
+std::optional<ComparedRun> read_compared(const MergeCommand& command, const std::string& driver, std::string& error) {
+  if (command.compare_paths.empty()) return std::nullopt;
+  RunSettings other;
+  ComparedRun compared;
+  try {
+    compared.results = read_suite_results(command.compare_paths, other);
+  } catch (const std::runtime_error& failure) {
+    error = std::string("--compare ") + failure.what();
+    return std::nullopt;
+  }
+  compared.driver = other.driver_request;
+  if (compared.driver == driver) error = "--compare needs results of the other driver; both are of the " + driver + " driver";
+  return compared;
+}
+
+}  // namespace
+
+int merge_command(const MergeCommand& command) {
+  SuiteSettings settings;
+  std::vector<ScenarioResult> results;
+  std::optional<ComparedRun> compared;
+  std::string error;
+  try {
+    results = read_suite_results(command.inputs, settings.run);
+  } catch (const std::runtime_error& failure) {
+    error = failure.what();
+  }
+  // Every input is read before anything is written: a bad one leaves no partial output.
+  if (error.empty()) compared = read_compared(command, settings.run.driver_request, error);
+  if (!error.empty()) {
+    std::cerr << "gilsan merge: " << error << "\n";
+    return kExitUsage;
+  }
+  SuiteSummary summary;
+  double seconds = 0;
+  for (const ScenarioResult& result : results) {
+    count_result(result.status(), summary);
+    seconds += result.run.elapsed.count();
+  }
+  if (command.junit_path) write_results_file(*command.junit_path, junit_xml(results, seconds));
+  if (command.json_path) write_results_file(*command.json_path, suite_results_json(results, settings.run, seconds));
+  if (command.markdown_path)
+    write_results_file(*command.markdown_path, conformance_markdown(results, settings.run.driver_request,
+                                                                    command.command_line, compared ? &*compared : nullptr));
+  return report_suite(results, summary);
+}
+
+int suite_command(const SuiteCommand& command) {
+  if (!sanitizer_options_are_usable(command.settings.run)) return kExitUsage;
+  SuiteSettings settings = command.settings;
+  if (!choose_driver(settings.run)) return kExitUsage;
+  if (settings.run.driver && settings.run.driver->kind == "real" && settings.jobs > 1)
+    std::cerr << "gilsan suite: --jobs " << settings.jobs << " on the real driver: runs share the GPU and slow each "
+              << "other's device work, which the watchdog may take for a hang\n";
+  InterruptHook interrupt;
+  SupervisionHook* hooks[] = {&interrupt};
+  const std::vector<SuiteItem> items = suite_items(settings);
+  SuiteProgress progress(items.size());
+  const SuiteSummary summary = run_suite(
+      settings, items, hooks, [&](const ScenarioResult& result) { progress.ended(one_line_report(result)); },
+      [&](const SuiteItem& item) { progress.started(item); });
+  progress.done();
+  return report_suite(summary.results, summary);
 }
 
 }  // namespace gilsan

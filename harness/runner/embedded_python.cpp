@@ -183,6 +183,37 @@ std::optional<std::string> EmbeddedPython::why_not_importable(const std::string&
   return std::nullopt;
 }
 
+std::optional<std::string> EmbeddedPython::select_implementation(const std::string& package_folder,
+                                                                const std::string& implementation,
+                                                                const std::vector<std::string>& capabilities) {
+  PyObject* path = PySys_GetObject("path");  // borrowed
+  Ref folder(PyUnicode_FromString(package_folder.c_str()));
+  run_python_or_throw(path != nullptr && folder != nullptr && PyList_Append(path, folder.get()) == 0,
+                      "cannot put the implementations on sys.path");
+  Ref package(PyImport_ImportModule("gilsan_impl"));
+  run_python_or_throw(package != nullptr, "cannot import gilsan_impl from " + package_folder);
+  Ref wanted(PyList_New(0));
+  run_python_or_throw(wanted != nullptr, "cannot list the capabilities");
+  for (const std::string& capability : capabilities) {
+    Ref name(PyUnicode_FromString(capability.c_str()));
+    run_python_or_throw(name != nullptr && PyList_Append(wanted.get(), name.get()) == 0, "cannot list the capabilities");
+  }
+  Ref reason(PyObject_CallMethod(package.get(), "select", "sO", implementation.c_str(), wanted.get()));
+  run_python_or_throw(reason != nullptr, "gilsan_impl.select(" + implementation + ")");
+  if (reason.get() == Py_None) return std::nullopt;
+  return python::str_of(reason.get());
+}
+
+EmbeddedPython::ImplementationDescription EmbeddedPython::describe_implementation() {
+  Ref package(PyImport_ImportModule("gilsan_impl"));
+  Ref description(package ? PyObject_CallMethod(package.get(), "describe", nullptr) : nullptr);
+  run_python_or_throw(description != nullptr && PyDict_Check(description.get()), "gilsan_impl.describe()");
+  PyObject* version = PyDict_GetItemString(description.get(), "version");    // borrowed
+  PyObject* platform = PyDict_GetItemString(description.get(), "platform");  // borrowed
+  run_python_or_throw(version != nullptr && platform != nullptr, "gilsan_impl.describe() lacks version or platform");
+  return {python::str_of(version), python::str_of(platform)};
+}
+
 std::optional<std::string> EmbeddedPython::gilsan_driver_description() {
   PyObject* modules = PyImport_GetModuleDict();  // borrowed
   PyObject* gilsan = modules != nullptr ? PyDict_GetItemString(modules, "gilsan") : nullptr;  // borrowed

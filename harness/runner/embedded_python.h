@@ -10,6 +10,7 @@
 #include <optional>
 #include <stdexcept>
 #include <string>
+#include <vector>
 
 #include "harness/runner/child_report.h"
 
@@ -54,6 +55,21 @@ class EmbeddedPython {
 
   // Nullopt when `module` (e.g. "cuda.core") can be imported, else the reason it cannot.
   std::optional<std::string> why_not_importable(const std::string& module);
+
+  // A conformance scenario's implementation (harness/impl/gilsan_impl): puts `package_folder` on
+  // sys.path and calls gilsan_impl.select(implementation, capabilities). Nullopt when the run can go on
+  // with it, else why not (not installed, a capability it lacks); throws PythonError when the adapter
+  // itself fails.
+  std::optional<std::string> select_implementation(const std::string& package_folder, const std::string& implementation,
+                                                   const std::vector<std::string>& capabilities);
+
+  // After select_implementation: gilsan_impl.describe(), the implementation's packages and the
+  // platform (GPU, driver, Python). Throws PythonError when the adapter fails.
+  struct ImplementationDescription {
+    std::string version;
+    std::string platform;
+  };
+  ImplementationDescription describe_implementation();
 
   // str(gilsan.driver()) when the scenario imported the gilsan module and it has driver().
   std::optional<std::string> gilsan_driver_description();

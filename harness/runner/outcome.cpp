@@ -67,6 +67,19 @@ std::string Outcome::to_string() const {
   return text;
 }
 
+Outcome outcome_from_string(std::string_view text) {
+  const auto colon = text.find(':');
+  const std::string_view kind = text.substr(0, colon);
+  const std::string detail(colon == std::string_view::npos ? std::string_view() : text.substr(colon + 1));
+  for (OutcomeKind candidate :
+       {OutcomeKind::Pass, OutcomeKind::Exception, OutcomeKind::Unraisable, OutcomeKind::Crash, OutcomeKind::Timeout,
+        OutcomeKind::Deadlock, OutcomeKind::Report, OutcomeKind::Exit, OutcomeKind::Skipped, OutcomeKind::Interrupted,
+        OutcomeKind::HarnessError}) {
+    if (gilsan::to_string(candidate) == kind) return {candidate, detail};
+  }
+  throw std::invalid_argument("unknown outcome '" + std::string(text) + "'");
+}
+
 Outcome parse_expectation(std::string_view text) {
   const auto colon = text.find(':');
   const std::string_view kind = text.substr(0, colon);

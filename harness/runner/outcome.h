@@ -36,6 +36,10 @@ struct Outcome {
 
 std::string_view to_string(OutcomeKind kind);
 
+// The outcome Outcome::to_string wrote ("deadlock:unknown", "skipped:needs cupy: ..."), for results
+// read back from a suite's JSON. Throws std::invalid_argument for an unknown kind.
+Outcome outcome_from_string(std::string_view text);
+
 // Parses an `expect` value. Throws std::invalid_argument with a message that says what is allowed.
 Outcome parse_expectation(std::string_view text);
 

@@ -39,8 +39,7 @@ RunDriver choose_run_driver(std::string_view request) {
   }
   RunDriver driver{to_string(choice.kind), choice.reason, {}};
   if (choice.kind == DriverKind::Real) driver.real_library = library_of(reinterpret_cast<const void*>(choice.table->cuInit));
-  // The table (and the driver's library) stays loaded: unloading a driver that ran cuInit is unsafe.
-  (void)choice.table.release();
+  // The table goes with `choice`; the driver's library stays mapped (a DriverTable never dlcloses).
   return driver;
 }
 

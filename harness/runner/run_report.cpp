@@ -65,7 +65,8 @@ std::string_view to_string(ResultStatus status) {
 
 std::string one_line_report(const ScenarioResult& result) {
   const ResultStatus status = result.status();
-  std::string line = std::string(label(status)) + " " + result.scenario + "  ";
+  std::string line = std::string(label(status)) + " " + result.scenario +
+                     (result.implementation ? " [" + *result.implementation + "]" : "") + "  ";
   switch (status) {
     case ResultStatus::Passed: line += result.outcome.to_string(); break;
     case ResultStatus::Skipped: return line + result.outcome.detail;
@@ -84,6 +85,7 @@ std::string text_report(const ScenarioResult& result) {
   const bool program = result.run.report.program.has_value();
   std::string text = (program ? "program   " : "scenario  ") + result.scenario + "\n";
   if (!result.header.description.empty()) text += "about     " + result.header.description + "\n";
+  if (result.implementation) text += "impl      " + *result.implementation + "\n";
   text += "expected  " + result.header.expect.to_string() + "\n";
   text += "outcome   " + result.outcome.to_string() + "\n";
   if (report.driver) text += "driver    " + *report.driver + "\n";
@@ -162,6 +164,7 @@ std::string json_report(const ScenarioResult& result) {
       {"schema", kRunReportSchema},
       {"scenario", result.scenario},
       {"description", result.header.description},
+      {"implementation", result.implementation ? json(*result.implementation) : json(nullptr)},
       {"expected", result.header.expect.to_string()},
       {"outcome", result.outcome.to_string()},
       {"status", to_string(result.status())},

@@ -106,6 +106,15 @@ std::optional<unsigned long long> drain_host_functions_after_finalize() {
   return skipped;
 }
 
+// A conformance scenario runs against one implementation (reference unless --impl names another): the
+// scenario must be for it, and it must be installed and have the capabilities the scenario needs.
+std::optional<std::string> unmet_implementation(const ScenarioHeader& header, const ChildArguments& arguments,
+                                                EmbeddedPython& python) {
+  const std::string implementation = arguments.implementation.value_or("reference");
+  if (!header.allows_implementation(implementation)) return "not written for " + implementation;
+  return python.select_implementation(implementations_folder(), implementation, header.capabilities);
+}
+
 int run(const ChildArguments& arguments, ChildReportWriter& writer) {
   const ScenarioHeader header = read_scenario_header(arguments.scenario_path);
   // Before the interpreter: the module looks the sanitizer up when it is imported.
@@ -123,10 +132,16 @@ int run(const ChildArguments& arguments, ChildReportWriter& writer) {
   send_python_stacks_to_the_watchdog(python);
   writer.started(python.version());
 
-  if (std::optional<std::string> reason = unmet_requirement(header, arguments.driver_request, python)) {
+  std::optional<std::string> reason = unmet_requirement(header, arguments.driver_request, python);
+  if (!reason && header.is_conformance()) reason = unmet_implementation(header, arguments, python);
+  if (reason) {
     writer.skip(*reason);
     python.finalize();
     return 0;
+  }
+  if (header.is_conformance()) {
+    const EmbeddedPython::ImplementationDescription description = python.describe_implementation();
+    writer.implementation(description.version, description.platform);
   }
   python.report_unraisables_to(writer);
   // Before the scenario makes its locks, so that the sanitizer and the watchdog see them.
@@ -147,6 +162,11 @@ int run(const ChildArguments& arguments, ChildReportWriter& writer) {
 }
 
 }  // namespace
+
+std::string implementations_folder() {
+  if (const char* folder = std::getenv("GILSAN_IMPL_PATH"); folder != nullptr && *folder != '\0') return folder;
+  return GILSAN_SOURCE_DIR "/harness/impl";
+}
 
 void run_scenario_child(const ChildArguments& arguments) {
   ChildReportWriter writer(report_fd_from_environment());

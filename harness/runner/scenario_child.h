@@ -13,7 +13,12 @@ struct ChildArguments {
   std::string scenario_path;
   std::string driver_request = "auto";        // auto | real | sim
   std::optional<std::string> virtualenv;      // --python-env: a virtualenv's root folder
+  std::optional<std::string> implementation;  // --impl: a conformance scenario's implementation
 };
+
+// Where the conformance scenarios' implementations (the Python package gilsan_impl) are:
+// $GILSAN_IMPL_PATH, else harness/impl of the source tree this gilsan was built from.
+std::string implementations_folder();
 
 // Runs the scenario and ends the process with the scenario's exit status (0, 1 for an uncaught
 // exception, SystemExit's code), or 3 when the child itself failed. Never returns.

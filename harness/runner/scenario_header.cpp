@@ -7,13 +7,26 @@
 #include <map>
 #include <sstream>
 
+#include "harness/runner/conformance_vocabulary.h"
 #include "harness/runner/python_names.h"
 
 namespace gilsan {
 namespace {
 
-constexpr std::string_view kKnownKeys[] = {"expect", "drivers", "timeout", "needs", "description", "suppressions"};
+constexpr std::string_view kKnownKeys[] = {"expect",       "drivers",         "timeout",     "needs",
+                                           "description",  "suppressions",    "implementations", "capabilities"};
+// `expect.IMPL = OUTCOME` overrides `expect` for one implementation.
+constexpr std::string_view kExpectFor = "expect.";
 constexpr double kLongestTimeoutSeconds = 24 * 60 * 60;
+
+template <std::size_t N>
+std::string joined(const std::string_view (&names)[N]) {
+  std::string text;
+  for (std::string_view name : names) text += (text.empty() ? "" : ", ") + std::string(name);
+  return text;
+}
+std::string builtin_implementations() { return joined(kBuiltinImplementations); }
+std::string capabilities() { return joined(kCapabilities); }
 
 std::string_view trimmed(std::string_view text) {
   const auto first = text.find_first_not_of(" \t");
@@ -76,6 +89,23 @@ void apply(ScenarioHeader& header, std::string_view key, std::string_view value)
                                     "' (a Python module such as cupy or cuda.core, or two-devices)");
   } else if (key == "suppressions") {
     header.suppressions = std::string(value);
+  } else if (key == "implementations") {
+    header.implementations = comma_list(value, key);
+    for (const std::string& name : header.implementations)
+      if (name != "any" && !is_implementation_name(name))
+        throw std::invalid_argument("unknown implementation '" + name + "' (any, " + builtin_implementations() +
+                                    ", or package.module:Class)");
+  } else if (key == "capabilities") {
+    header.capabilities = comma_list(value, key);
+    for (const std::string& name : header.capabilities)
+      if (!is_capability(name))
+        throw std::invalid_argument("unknown capability '" + name + "' (one of: " + capabilities() + ")");
+  } else if (key.starts_with(kExpectFor)) {
+    const std::string implementation(key.substr(kExpectFor.size()));
+    if (!is_implementation_name(implementation))
+      throw std::invalid_argument("'" + std::string(key) + "' names no implementation (expect.IMPL, IMPL one of " +
+                                  builtin_implementations() + ", or package.module:Class)");
+    header.expect_by_implementation[implementation] = parse_expectation(value);
   } else {
     header.description = std::string(value);
   }
@@ -84,13 +114,23 @@ void apply(ScenarioHeader& header, std::string_view key, std::string_view value)
 std::string known_keys() {
   std::string text;
   for (std::string_view key : kKnownKeys) text += (text.empty() ? "" : ", ") + std::string(key);
-  return text;
+  return text + ", expect.IMPL";
 }
 
 }  // namespace
 
 bool ScenarioHeader::allows_driver(std::string_view driver) const {
   return std::find(drivers.begin(), drivers.end(), driver) != drivers.end();
+}
+
+bool ScenarioHeader::allows_implementation(std::string_view implementation) const {
+  return std::find(implementations.begin(), implementations.end(), "any") != implementations.end() ||
+         std::find(implementations.begin(), implementations.end(), implementation) != implementations.end();
+}
+
+const Outcome& ScenarioHeader::expect_for(std::string_view implementation) const {
+  const auto found = expect_by_implementation.find(implementation);
+  return found != expect_by_implementation.end() ? found->second : expect;
 }
 
 ScenarioInputError::ScenarioInputError(const std::string& file, int line, const std::string& message)
@@ -127,7 +167,8 @@ ScenarioHeader parse_scenario_header(std::string_view text, const std::string& f
       throw ScenarioInputError(file_name, line_number, "expected '# gilsan: key = value'");
     const std::string_view key = trimmed(entry->substr(0, equals));
     const std::string_view value = trimmed(entry->substr(equals + 1));
-    if (std::find(std::begin(kKnownKeys), std::end(kKnownKeys), key) == std::end(kKnownKeys))
+    if (std::find(std::begin(kKnownKeys), std::end(kKnownKeys), key) == std::end(kKnownKeys) &&
+        !key.starts_with(kExpectFor))
       throw ScenarioInputError(file_name, line_number,
                                "unknown key '" + std::string(key) + "' (known keys: " + known_keys() + ")");
     if (auto previous = first_line_of_key.find(key); previous != first_line_of_key.end())
@@ -143,6 +184,12 @@ ScenarioHeader parse_scenario_header(std::string_view text, const std::string& f
       throw ScenarioInputError(file_name, line_number, error.what());
     }
   }
+  if (!header.expect_by_implementation.empty() && !header.is_conformance())
+    throw ScenarioInputError(file_name, first_line_of_key.lower_bound("expect.")->second,
+                             "'expect.IMPL' needs '# gilsan: implementations = ...' (a conformance scenario)");
+  if (!header.capabilities.empty() && !header.is_conformance())
+    throw ScenarioInputError(file_name, first_line_of_key.at("capabilities"),
+                             "'capabilities' needs '# gilsan: implementations = ...' (a conformance scenario)");
   if (!first_line_of_key.contains("expect"))
     throw ScenarioInputError(file_name, 1,
                              "missing '# gilsan: expect = ...' line (every scenario states its expected outcome)");

@@ -6,6 +6,9 @@
 //   # gilsan: needs = cupy, two-devices
 //   # gilsan: description = a GIL-holding synchronize waits for a Python host function
 //   # gilsan: suppressions = inversion.supp
+//   # gilsan: implementations = any                   (a conformance scenario: gilsan_impl, per impl)
+//   # gilsan: capabilities = stream-launch, capture    (what it needs of an implementation)
+//   # gilsan: expect.cupy = report:host-function-lifetime   (one implementation's expected outcome)
 //
 // The header is the leading run of comment and blank lines; it ends at the first line of code.
 // `expect` is required; the other keys are optional. Every mistake is a ScenarioInputError whose
@@ -13,6 +16,7 @@
 #pragma once
 
 #include <filesystem>
+#include <map>
 #include <optional>
 #include <stdexcept>
 #include <string>
@@ -35,8 +39,18 @@ struct ScenarioHeader {
   std::string description;
   // The sanitizer's suppression file, relative to the scenario's folder (docs/sanitizer.md).
   std::optional<std::string> suppressions;
+  // A conformance scenario (written against gilsan_impl) runs once per implementation: "any", or the
+  // implementations it is for. Empty: an ordinary scenario, run once.
+  std::vector<std::string> implementations;
+  std::vector<std::string> capabilities;  // what it needs of an implementation (gilsan_impl.base)
+  std::map<std::string, Outcome, std::less<>> expect_by_implementation;  // expect.IMPL
 
   bool allows_driver(std::string_view driver) const;
+  bool is_conformance() const { return !implementations.empty(); }
+  // Whether `implementation` is one the scenario is for.
+  bool allows_implementation(std::string_view implementation) const;
+  // The outcome expected with `implementation` (expect.IMPL, else expect).
+  const Outcome& expect_for(std::string_view implementation) const;
 };
 
 class ScenarioInputError : public std::runtime_error {

@@ -103,8 +103,9 @@ std::vector<std::string> child_environment(const RunSettings& settings, const Dr
   return environment;
 }
 
-ChildCommand child_command(const std::string& scenario, const RunSettings& settings, const RunDriver& driver,
-                           const DriverFolder& driver_folder, const SanitizerReportFolder* sanitizer_folder) {
+ChildCommand child_command(const std::string& scenario, const std::optional<std::string>& implementation,
+                           const RunSettings& settings, const RunDriver& driver, const DriverFolder& driver_folder,
+                           const SanitizerReportFolder* sanitizer_folder) {
   ChildCommand command;
   command.executable = settings.executable;
   std::vector<std::pair<std::string, std::string>> overrides;
@@ -116,6 +117,10 @@ ChildCommand child_command(const std::string& scenario, const RunSettings& setti
     if (sanitizer_folder != nullptr) overrides.emplace_back("CUDA_INJECTION64_PATH", injection_library_path());
   } else {
     command.arguments = {"gilsan", kScenarioChildCommand, "--driver", driver.kind};
+    if (implementation) {
+      command.arguments.push_back("--impl");
+      command.arguments.push_back(*implementation);
+    }
     if (settings.python.virtualenv) {
       command.arguments.push_back("--python-env");
       command.arguments.push_back(*settings.python.virtualenv);
@@ -177,6 +182,10 @@ ScenarioResult run_scenario(const std::string& scenario, const ScenarioHeader& h
   ScenarioResult result;
   result.scenario = scenario;
   result.header = header;
+  if (header.is_conformance()) {
+    result.implementation = settings.implementation.value_or("reference");
+    result.header.expect = header.expect_for(*result.implementation);
+  }
   result.timeout_seconds = settings.timeout_override_seconds.value_or(header.timeout_seconds.value_or(kDefaultTimeoutSeconds));
 
   SupervisionSettings supervision;
@@ -189,8 +198,8 @@ ScenarioResult run_scenario(const std::string& scenario, const ScenarioHeader& h
   const RunDriver driver = settings.driver ? *settings.driver : choose_run_driver(settings.driver_request);
   // The forwarding driver is one of the sanitizer's sources: --sanitize off leaves the real driver bare.
   const DriverFolder driver_folder(driver, settings.sanitize);
-  ChildCommand command =
-      child_command(scenario, settings, driver, driver_folder, sanitizer_folder ? &*sanitizer_folder : nullptr);
+  ChildCommand command = child_command(scenario, result.implementation, settings, driver, driver_folder,
+                                       sanitizer_folder ? &*sanitizer_folder : nullptr);
   if (sanitizer_folder && header.suppressions) add_suppressions(command, scenario, *header.suppressions);
   give_the_simulated_driver_two_devices(command, header);
   watchdog.before_spawn(command);
@@ -209,7 +218,7 @@ ScenarioResult run_scenario(const std::string& scenario, const ScenarioHeader& h
   const std::vector<std::string> no_checkers;
   const std::vector<std::string>& checkers = result.sanitizer ? result.sanitizer->checkers : no_checkers;
   result.outcome = derive_outcome(result.run, checkers);
-  result.matched = outcome_meets_expectation(header.expect, result.outcome, result.run.report, checkers);
+  result.matched = outcome_meets_expectation(result.header.expect, result.outcome, result.run.report, checkers);
   return result;
 }
 

@@ -33,12 +33,16 @@ struct RunSettings {
   // gilsan run -- COMMAND: the child becomes this program instead of running a scenario; its sanitizer
   // is libgilsan_inject.so (CUDA_INJECTION64_PATH), fed by the driver the run chose.
   std::vector<std::string> program;
+  // A conformance scenario's implementation (--impl; gilsan_impl's name or package.module:Class); the
+  // runner uses "reference" when none is given. Ordinary scenarios ignore it.
+  std::optional<std::string> implementation;
 };
 
 enum class ResultStatus { Passed, Failed, Skipped, Interrupted, HarnessError };
 
 struct ScenarioResult {
   std::string scenario;
+  std::optional<std::string> implementation;  // the implementation a conformance scenario ran against
   ScenarioHeader header;
   double timeout_seconds = 0;
   Outcome outcome;

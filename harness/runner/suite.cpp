@@ -1,10 +1,15 @@
 #include "harness/runner/suite.h"
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <fstream>
+#include <mutex>
 #include <system_error>
+#include <thread>
 
+#include "harness/runner/conformance_markdown.h"
+#include "harness/runner/conformance_vocabulary.h"
 #include "harness/runner/junit_report.h"
 #include "harness/runner/suite_results_json.h"
 
@@ -28,14 +33,30 @@ std::string shown_path(const fs::path& path) {
   return absolute.string();
 }
 
-void write_file(const std::string& path, const std::string& contents) {
+}  // namespace
+
+void write_results_file(const std::string& path, const std::string& contents) {
   std::ofstream stream(path, std::ios::binary | std::ios::trunc);
   stream << contents;
   stream.close();
   if (!stream) throw std::system_error(errno, std::generic_category(), "cannot write " + path);
 }
 
-}  // namespace
+void count_result(ResultStatus status, SuiteSummary& summary) {
+  switch (status) {
+    case ResultStatus::Passed: ++summary.passed; break;
+    case ResultStatus::Failed: ++summary.failed; break;
+    case ResultStatus::Skipped: ++summary.skipped; break;
+    case ResultStatus::HarnessError:
+      ++summary.failed;
+      ++summary.harness_errors;
+      break;
+    case ResultStatus::Interrupted:
+      ++summary.failed;
+      summary.interrupted = true;
+      break;
+  }
+}
 
 std::vector<std::string> discover_scenarios(const std::vector<std::string>& roots) {
   std::vector<std::string> scenarios;
@@ -67,39 +88,80 @@ std::string SuiteSummary::line() const {
          " skipped";
 }
 
-SuiteSummary run_suite(const SuiteSettings& settings, std::span<SupervisionHook* const> hooks,
-                       const std::function<void(const ScenarioResult&)>& on_result) {
-  std::vector<std::pair<std::string, ScenarioHeader>> scenarios;
+unsigned suite_jobs(const SuiteSettings& settings) {
+  if (settings.jobs != 0) return settings.jobs;
+  const bool real = settings.run.driver ? settings.run.driver->kind == "real" : settings.run.driver_request == "real";
+  return real ? 1 : std::max(1u, std::thread::hardware_concurrency());
+}
+
+std::vector<SuiteItem> suite_items(const SuiteSettings& settings) {
+  std::vector<std::string> implementations = settings.implementations;
+  if (implementations.empty())
+    for (std::string_view name : kBuiltinImplementations) implementations.emplace_back(name);
+  std::vector<SuiteItem> items;
   for (const std::string& scenario : discover_scenarios(settings.roots)) {
     if (settings.filter && scenario.find(*settings.filter) == std::string::npos) continue;
-    scenarios.emplace_back(scenario, read_scenario_header(scenario));
-  }
-
-  const auto started = std::chrono::steady_clock::now();
-  SuiteSummary summary;
-  std::vector<ScenarioResult> results;
-  for (const auto& [scenario, header] : scenarios) {
-    results.push_back(run_scenario(scenario, header, settings.run, hooks));
-    const ScenarioResult& result = results.back();
-    switch (result.status()) {
-      case ResultStatus::Passed: ++summary.passed; break;
-      case ResultStatus::Failed: ++summary.failed; break;
-      case ResultStatus::Skipped: ++summary.skipped; break;
-      case ResultStatus::HarnessError:
-        ++summary.failed;
-        ++summary.harness_errors;
-        break;
-      case ResultStatus::Interrupted:
-        ++summary.failed;
-        summary.interrupted = true;
-        break;
+    const ScenarioHeader header = read_scenario_header(scenario);
+    if (!header.is_conformance()) {
+      items.push_back({scenario, header, std::nullopt});
+      continue;
     }
-    on_result(result);
-    if (summary.interrupted) break;
+    for (const std::string& implementation : implementations) {
+      if (header.allows_implementation(implementation)) items.push_back({scenario, header, implementation});
+    }
+  }
+  std::vector<SuiteItem> shard;
+  for (std::size_t i = 0; i < items.size(); ++i) {
+    if (i % settings.shard_count == settings.shard_index - 1) shard.push_back(std::move(items[i]));
+  }
+  return shard;
+}
+
+SuiteSummary run_suite(const SuiteSettings& settings, const std::vector<SuiteItem>& items,
+                       std::span<SupervisionHook* const> hooks,
+                       const std::function<void(const ScenarioResult&)>& on_result,
+                       const std::function<void(const SuiteItem&)>& on_start) {
+  const auto started = std::chrono::steady_clock::now();
+  std::vector<std::optional<ScenarioResult>> results(items.size());
+  SuiteSummary summary;
+  std::mutex mutex;  // guards summary, the results and the callbacks
+  std::atomic<std::size_t> next{0};
+  std::atomic<bool> stop{false};
+  auto worker = [&] {
+    for (std::size_t index = next++; index < items.size() && !stop; index = next++) {
+      const SuiteItem& item = items[index];
+      if (on_start) {
+        std::lock_guard lock(mutex);
+        on_start(item);
+      }
+      RunSettings run = settings.run;
+      run.implementation = item.implementation;
+      ScenarioResult result = run_scenario(item.scenario, item.header, run, hooks);
+      std::lock_guard lock(mutex);
+      count_result(result.status(), summary);
+      if (summary.interrupted) stop = true;
+      on_result(result);
+      results[index] = std::move(result);
+    }
+  };
+  const unsigned jobs = std::max(1u, std::min<unsigned>(suite_jobs(settings), static_cast<unsigned>(items.size())));
+  std::vector<std::thread> threads;
+  for (unsigned i = 1; i < jobs; ++i) threads.emplace_back(worker);
+  worker();
+  for (std::thread& thread : threads) thread.join();
+
+  std::vector<ScenarioResult> ordered;
+  for (auto& result : results) {
+    if (result) ordered.push_back(std::move(*result));
   }
   const std::chrono::duration<double> total = std::chrono::steady_clock::now() - started;
-  if (settings.junit_path) write_file(*settings.junit_path, junit_xml(results, total.count()));
-  if (settings.json_path) write_file(*settings.json_path, suite_results_json(results, settings.run, total.count()));
+  if (settings.junit_path) write_results_file(*settings.junit_path, junit_xml(ordered, total.count()));
+  if (settings.json_path) write_results_file(*settings.json_path, suite_results_json(ordered, settings.run, total.count()));
+  if (settings.markdown_path)
+    write_results_file(*settings.markdown_path,
+                       conformance_markdown(ordered, settings.run.driver ? settings.run.driver->kind : settings.run.driver_request,
+                                            settings.command_line));
+  summary.results = std::move(ordered);
   return summary;
 }
 

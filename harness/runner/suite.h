@@ -1,5 +1,6 @@
-// `gilsan suite`: every scenario under some folders, each in its own child, one line each, a
-// closing "N passed, N failed, N skipped" line, and optionally a JUnit file.
+// `gilsan suite`: every scenario under some folders -- a conformance scenario once per implementation --
+// each in its own child, several at once (--jobs), one line each as they end, a closing
+// "N passed, N failed, N skipped" line, and optionally a JUnit and a JSON file.
 #pragma once
 
 #include <filesystem>
@@ -24,8 +25,29 @@ struct SuiteSettings {
   std::optional<std::string> filter;       // keep scenarios whose path contains this text
   std::optional<std::string> junit_path;
   std::optional<std::string> json_path;  // --json: the results, schema gilsan-suite-results/1
+  std::optional<std::string> markdown_path;  // --markdown: the conformance report (conformance_markdown.h)
+  std::string command_line;                  // how the suite was asked for, for the Markdown report
+  std::vector<std::string> implementations;  // --impl; empty: every built-in one (conformance_vocabulary.h)
+  unsigned jobs = 0;                         // --jobs: runs at once; 0: the default for the driver (suite_jobs)
+  unsigned shard_index = 1, shard_count = 1;  // --shard i/n: every n-th run, starting at the i-th
   RunSettings run;
 };
+
+// One run of a suite: a scenario, with an implementation when it is a conformance scenario.
+struct SuiteItem {
+  std::string scenario;
+  ScenarioHeader header;
+  std::optional<std::string> implementation;
+};
+
+// How many runs go at once: --jobs, else as many as CPUs on the simulated driver and one on the real
+// driver, where runs share the GPU and time-slice each other's device work.
+unsigned suite_jobs(const SuiteSettings& settings);
+
+// What the suite runs, in order: every scenario (headers read, a malformed one throws
+// ScenarioInputError), a conformance scenario once per selected implementation it is written for,
+// then the settings' shard of that list.
+std::vector<SuiteItem> suite_items(const SuiteSettings& settings);
 
 struct SuiteSummary {
   int passed = 0;
@@ -33,14 +55,24 @@ struct SuiteSummary {
   int skipped = 0;
   int harness_errors = 0;
   bool interrupted = false;
+  std::vector<ScenarioResult> results;  // in the items' order
 
   // Exactly "N passed, N failed, N skipped".
   std::string line() const;
 };
 
-// Reads every header first (a malformed one stops the suite before anything runs: ScenarioInputError),
-// then runs the scenarios in order and calls `on_result` after each. Stops after an interrupted run.
-SuiteSummary run_suite(const SuiteSettings& settings, std::span<SupervisionHook* const> hooks,
-                       const std::function<void(const ScenarioResult&)>& on_result);
+// Adds a result of `status` to the summary's counts.
+void count_result(ResultStatus status, SuiteSummary& summary);
+// Writes a results file (JUnit, JSON) whole; throws std::system_error naming it.
+void write_results_file(const std::string& path, const std::string& contents);
+
+// Runs `items` (suite_items: every header was read first, so a malformed one stopped the suite before
+// anything ran), `settings.jobs` at once, and calls `on_result` after each (one at a time, in the
+// order they end); `on_start` before each. Starts nothing new after an interrupted run. The JUnit and
+// JSON files list the results in the items' order.
+SuiteSummary run_suite(const SuiteSettings& settings, const std::vector<SuiteItem>& items,
+                       std::span<SupervisionHook* const> hooks,
+                       const std::function<void(const ScenarioResult&)>& on_result,
+                       const std::function<void(const SuiteItem&)>& on_start = {});
 
 }  // namespace gilsan

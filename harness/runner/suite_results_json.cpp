@@ -2,6 +2,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "harness/runner/suite_matrix.h"
+
 namespace gilsan {
 namespace {
 
@@ -16,23 +18,36 @@ const char* status_name(ResultStatus status) {
   return "error";
 }
 
+nlohmann::json optional_text(const std::optional<std::string>& text) {
+  return text ? nlohmann::json(*text) : nlohmann::json(nullptr);
+}
+
 }  // namespace
 
 std::string suite_results_json(const std::vector<ScenarioResult>& results, const RunSettings& settings,
                                double total_seconds) {
   nlohmann::json records = nlohmann::json::array();
+  std::string platform;  // the first run that names one: every run of a suite is on the same machine
   for (const ScenarioResult& result : results) {
+    const ChildReport& report = result.run.report;
     records.push_back({{"scenario", result.scenario},
+                       {"implementation", optional_text(result.implementation)},
+                       {"implementation_version", optional_text(report.implementation_version)},
                        {"expect", result.header.expect.to_string()},
                        {"outcome", result.outcome.to_string()},
                        {"status", status_name(result.status())},
-                       {"seconds", result.run.elapsed.count()}});
+                       {"seconds", result.run.elapsed.count()},
+                       {"excerpt", result.status() == ResultStatus::Failed || result.status() == ResultStatus::HarnessError
+                                       ? failure_excerpt(result)
+                                       : ""}});
+    if (platform.empty() && report.platform) platform = *report.platform;
   }
   nlohmann::json document = {
       {"schema", "gilsan-suite-results/1"},
       {"driver", settings.driver ? settings.driver->kind : settings.driver_request},
       {"driver_reason", settings.driver ? settings.driver->reason : ""},
       {"sanitize", settings.sanitize},
+      {"platform", platform},
       {"total_seconds", total_seconds},
       {"results", std::move(records)},
   };

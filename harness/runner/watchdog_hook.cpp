@@ -87,16 +87,19 @@ std::optional<Verdict> WatchdogHook::on_tick(pid_t child) {
   std::optional<watchdog::Detection> detection = watchdog_->tick();
   if (!detection) return std::nullopt;
   const bool hang = detection->kind == watchdog::DetectionKind::Hang;
-  record(std::move(*detection));
+  watchdog::HangReport report = watchdog::make_report(std::move(*detection), blocks_);
+  // A hang the snapshot cannot explain may be slow work it cannot see: watch on for longer first.
+  if (hang && report.class_name == "unknown" && watchdog_->defer_unexplained_hang(board::monotonic_ns()))
+    return std::nullopt;
+  record(report);
   if (!hang) return std::nullopt;  // a crash: the child dies of its signal once acknowledged
   // The snapshot is taken; a deadlocked process has nothing left to do cleanly, so it goes at once.
   signal_process_group(child, SIGKILL);
   return Verdict{Outcome{OutcomeKind::Deadlock, findings_->class_name}, findings_->summary};
 }
 
-void WatchdogHook::record(watchdog::Detection detection) {
+void WatchdogHook::record(const watchdog::HangReport& report) {
   const std::uint64_t last_progress_ns = watchdog_->last_progress_ns();
-  const watchdog::HangReport report = watchdog::make_report(std::move(detection), blocks_);
   WatchdogFindings findings;
   findings.kind = report.kind;
   findings.class_name = report.class_name;

@@ -18,6 +18,7 @@
 #include "harness/runner/child_supervisor.h"
 #include "harness/runner/unique_fd.h"
 #include "harness/watchdog/process_cleanup.h"
+#include "harness/watchdog/report.h"
 #include "harness/watchdog/wait_graph_builder.h"
 #include "harness/watchdog/watchdog.h"
 
@@ -66,7 +67,7 @@ class WatchdogHook : public SupervisionHook {
   const std::optional<WatchdogFindings>& findings() const { return findings_; }
 
  private:
-  void record(watchdog::Detection detection);
+  void record(const watchdog::HangReport& report);
 
   WatchdogSettings settings_;
   watchdog::DriverCallBlocksPredicate blocks_;

@@ -146,6 +146,18 @@ CUresult CUDAAPI cuCtxGetDevice(CUdevice* device) {
   return api.finish(CUDA_SUCCESS);
 }
 
+CUresult CUDAAPI cuCtxGetStreamPriorityRange(int* leastPriority, int* greatestPriority) {
+  ApiScope api(entry("cuCtxGetStreamPriorityRange"), on_current_context());
+  if (api.refused()) return api.result();
+  // The range belongs to the current context's device, so there must be one; either pointer may be
+  // NULL when the caller does not want that bound.
+  Lock lock(SimDriver::instance().mutex);
+  if (!current_context()) return api.finish(CUDA_ERROR_INVALID_CONTEXT);
+  if (leastPriority != nullptr) *leastPriority = kLeastStreamPriority;
+  if (greatestPriority != nullptr) *greatestPriority = kGreatestStreamPriority;
+  return api.finish(CUDA_SUCCESS);
+}
+
 CUresult CUDAAPI cuCtxSynchronize(void) {
   ApiScope api(entry("cuCtxSynchronize"), on_current_context());
   if (api.refused()) return api.result();

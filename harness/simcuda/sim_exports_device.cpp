@@ -77,6 +77,22 @@ CUresult CUDAAPI cuDeviceGetName(char* name, int len, CUdevice dev) {
   return api.finish(CUDA_SUCCESS);
 }
 
+// A UUID of its own per simulated device (numba-cuda and cuda.core read it to name a device): the
+// same on every run, different for each device, and not one a real GPU could have ("gilsan-sim" and
+// the ordinal).
+CUresult CUDAAPI cuDeviceGetUuid(CUuuid* uuid, CUdevice dev) {
+  ApiScope api(entry("cuDeviceGetUuid"), on_current_context());
+  if (api.refused()) return api.result();
+  if (uuid == nullptr) return api.finish(CUDA_ERROR_INVALID_VALUE);
+  if (SimDriver::instance().device(dev) == nullptr) return api.finish(CUDA_ERROR_INVALID_DEVICE);
+  constexpr char kPrefix[] = "gilsan-sim-dev";
+  static_assert(sizeof kPrefix <= sizeof uuid->bytes);
+  std::memset(uuid->bytes, 0, sizeof uuid->bytes);
+  std::memcpy(uuid->bytes, kPrefix, sizeof kPrefix - 1);
+  uuid->bytes[sizeof uuid->bytes - 1] = static_cast<char>(dev);
+  return api.finish(CUDA_SUCCESS);
+}
+
 CUresult CUDAAPI cuDeviceGetAttribute(int* pi, CUdevice_attribute attrib, CUdevice dev) {
   ApiScope api(entry("cuDeviceGetAttribute"), on_current_context());
   if (api.refused()) return api.result();

@@ -1,4 +1,4 @@
-// Graphs: nodes, instantiation, upload and launch.
+// Graphs: nodes, upload and launch (instantiation: sim_exports_graph_instantiate.cpp).
 #include "harness/driverhooks/driver_hooks.h"
 #include "harness/simcuda/sim_api_scope.h"
 #include "harness/simcuda/sim_context.h"
@@ -9,10 +9,6 @@
 
 namespace gilsan::sim {
 namespace {
-
-// Graph instantiation flags that change nothing in the sim (it has no memory nodes or priorities).
-constexpr unsigned long long kHarmlessInstantiateFlags =
-    CUDA_GRAPH_INSTANTIATE_FLAG_AUTO_FREE_ON_LAUNCH | CUDA_GRAPH_INSTANTIATE_FLAG_USE_NODE_PRIORITY;
 
 // The bytes a 3-D copy spans from its origin on one side.
 std::size_t extent(std::size_t pitch, std::size_t height, const CUDA_MEMCPY3D& shape) {
@@ -73,9 +69,7 @@ CUresult graph_upload(CUgraphExec hGraphExec, CUstream hStream, DefaultStream nu
     if (!exec) return CUDA_ERROR_INVALID_VALUE;
     std::shared_ptr<SimStream> stream;
     if (CUresult rc = resolve_stream(hStream, null_stream, stream); rc != CUDA_SUCCESS) return rc;
-    if (stream->capture) return CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED;
-    // Nothing to copy to a device that is host memory; the upload is still a point in stream order.
-    return submit(lock, *stream, NoWork{});
+    return upload(lock, *stream);
   }));
 }
 
@@ -215,26 +209,6 @@ CUresult CUDAAPI cuGraphHostNodeSetParams(CUgraphNode hNode, const CUDA_HOST_NOD
   call.fn = nodeParams->fn;
   call.user_data = nodeParams->userData;
   return api.finish(CUDA_SUCCESS);
-}
-
-CUresult CUDAAPI cuGraphInstantiateWithFlags(CUgraphExec* phGraphExec, CUgraph hGraph, unsigned long long flags) {
-  ApiScope api(entry("cuGraphInstantiateWithFlags"), on_current_context());
-  if (api.refused()) return api.result();
-  if (phGraphExec == nullptr) return api.finish(CUDA_ERROR_INVALID_VALUE);
-  if (flags & CUDA_GRAPH_INSTANTIATE_FLAG_DEVICE_LAUNCH) return api.finish(SimDriver::instance().unsupported());
-  if ((flags & ~kHarmlessInstantiateFlags) != 0) return api.finish(CUDA_ERROR_INVALID_VALUE);
-  return api.finish(guarded([&] {
-    auto& driver = SimDriver::instance();
-    Lock lock(driver.mutex);
-    std::shared_ptr<SimGraph> graph = driver.graphs.find(hGraph);
-    if (!graph) return CUDA_ERROR_INVALID_VALUE;
-    std::shared_ptr<SimContext> context = current_context();
-    if (!context) return CUDA_ERROR_INVALID_CONTEXT;
-    std::shared_ptr<SimGraphExec> exec;
-    if (CUresult rc = instantiate(*graph, context, exec); rc != CUDA_SUCCESS) return rc;
-    *phGraphExec = exec->handle();
-    return CUDA_SUCCESS;
-  }));
 }
 
 CUresult CUDAAPI cuGraphExecDestroy(CUgraphExec hGraphExec) {

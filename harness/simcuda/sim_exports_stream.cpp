@@ -13,17 +13,13 @@
 namespace gilsan::sim {
 namespace {
 
-// The numerically lowest priority is the greatest, as on the GPU; the sim keeps but does not use it.
-constexpr int kGreatestPriority = -5;
-constexpr int kLeastPriority = 0;
-
 CUresult create(CUstream* phStream, unsigned flags, int priority) {
   if (phStream == nullptr || (flags & ~static_cast<unsigned>(CU_STREAM_NON_BLOCKING)) != 0)
     return CUDA_ERROR_INVALID_VALUE;
   Lock lock(SimDriver::instance().mutex);
   std::shared_ptr<SimContext> context = current_context();
   if (!context) return CUDA_ERROR_INVALID_CONTEXT;
-  priority = std::clamp(priority, kGreatestPriority, kLeastPriority);
+  priority = std::clamp(priority, kGreatestStreamPriority, kLeastStreamPriority);
   *phStream = create_stream(context, StreamKind::Created, flags, priority)->handle();
   return CUDA_SUCCESS;
 }
@@ -148,6 +144,20 @@ CUresult stream_get_flags(CUstream hStream, unsigned* flags, DefaultStream null_
     std::shared_ptr<SimStream> stream;
     if (CUresult rc = resolve_stream(hStream, null_stream, stream); rc != CUDA_SUCCESS) return rc;
     *flags = stream->flags;
+    return CUDA_SUCCESS;
+  }));
+}
+
+CUresult stream_get_priority(CUstream hStream, int* priority, DefaultStream null_stream) {
+  ApiScope api(entry("cuStreamGetPriority"), on_stream(hStream));
+  if (api.refused()) return api.result();
+  if (priority == nullptr) return api.finish(CUDA_ERROR_INVALID_VALUE);
+  return api.finish(guarded([&] {
+    Lock lock(SimDriver::instance().mutex);
+    std::shared_ptr<SimStream> stream;
+    if (CUresult rc = resolve_stream(hStream, null_stream, stream); rc != CUDA_SUCCESS) return rc;
+    // Already clamped at creation, as the driver reports it; the default streams have priority 0.
+    *priority = stream->priority;
     return CUDA_SUCCESS;
   }));
 }

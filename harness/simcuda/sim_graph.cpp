@@ -50,4 +50,11 @@ CUresult launch(Lock& lock, const std::shared_ptr<SimGraphExec>& exec, SimStream
   return CUDA_SUCCESS;
 }
 
+CUresult upload(Lock& lock, SimStream& stream) {
+  // A capture would have to hold the upload as a node, which the sim does not model.
+  if (stream.capture) return CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED;
+  // Nothing to copy to a device that is host memory; the upload is still a point in stream order.
+  return submit(lock, stream, NoWork{});
+}
+
 }  // namespace gilsan::sim

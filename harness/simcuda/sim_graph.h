@@ -51,5 +51,8 @@ void forget_graph_nodes(SimGraph& graph);
 CUresult instantiate(const SimGraph& graph, const std::shared_ptr<SimContext>& context,
                      std::shared_ptr<SimGraphExec>& out);
 CUresult launch(Lock& lock, const std::shared_ptr<SimGraphExec>& exec, SimStream& stream);
+// Requires the lock. An upload of an executable graph into `stream` (cuGraphUpload, or instantiation
+// with CUDA_GRAPH_INSTANTIATE_FLAG_UPLOAD).
+CUresult upload(Lock& lock, SimStream& stream);
 
 }  // namespace gilsan::sim

@@ -20,7 +20,7 @@ struct MinimumVersion {
 constexpr MinimumVersion kMinimumVersions[] = {
     {"cuGraphAddKernelNode", 12000}, {"cuLibraryLoadData", 12000},      {"cuLibraryUnload", 12000},
     {"cuLibraryGetKernel", 12000},   {"cuKernelGetFunction", 12000},    {"cuStreamGetCaptureInfo", 12030},
-    {"cuCtxCreate", 12050},          {"cuEventElapsedTime", 12080},
+    {"cuCtxCreate", 12050},          {"cuEventElapsedTime", 12080},     {"cuGraphInstantiateWithParams", 12000},
 };
 
 int minimum_version(std::string_view name) {

@@ -21,6 +21,12 @@ namespace gilsan::sim {
 
 struct CaptureState;
 
+// The stream priorities an H200 reports (cuCtxGetStreamPriorityRange): lower numbers are greater
+// priorities. A stream keeps the priority it was created with, clamped to this range; the sim does
+// not schedule by it.
+inline constexpr int kGreatestStreamPriority = -5;
+inline constexpr int kLeastStreamPriority = 0;
+
 // What a NULL stream handle means for the entry point that received it.
 enum class DefaultStream { Legacy, PerThread };
 

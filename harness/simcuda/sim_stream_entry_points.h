@@ -17,6 +17,7 @@ CUresult stream_query(CUstream stream, DefaultStream null_stream);
 CUresult stream_wait_event(CUstream stream, CUevent event, unsigned flags, DefaultStream null_stream);
 CUresult stream_get_ctx(CUstream stream, CUcontext* context, DefaultStream null_stream);
 CUresult stream_get_flags(CUstream stream, unsigned* flags, DefaultStream null_stream);
+CUresult stream_get_priority(CUstream stream, int* priority, DefaultStream null_stream);
 CUresult stream_add_callback(CUstream stream, CUstreamCallback callback, void* user_data, unsigned flags,
                              DefaultStream null_stream);
 CUresult launch_host_func(CUstream stream, CUhostFn fn, void* user_data, DefaultStream null_stream);
@@ -57,5 +58,8 @@ CUresult launch_kernel(CUfunction function, unsigned grid_x, unsigned grid_y, un
                        void** extra, DefaultStream null_stream);
 CUresult graph_upload(CUgraphExec exec, CUstream stream, DefaultStream null_stream);
 CUresult graph_launch(CUgraphExec exec, CUstream stream, DefaultStream null_stream);
+// The upload stream of CUDA_GRAPH_INSTANTIATE_FLAG_UPLOAD is the stream argument here.
+CUresult graph_instantiate_with_params(CUgraphExec* exec, CUgraph graph, CUDA_GRAPH_INSTANTIATE_PARAMS* params,
+                                       DefaultStream null_stream);
 
 }  // namespace gilsan::sim::api

@@ -107,6 +107,13 @@ bool frames_show_finalization(const std::vector<NativeFrame>& frames) {
 }
 
 bool frames_show_driver_thread(const std::vector<NativeFrame>& frames) {
+  // A thread that the program or Python started and that is now in a driver call (ctypes, a binding)
+  // has driver frames too: its outermost frames, how it was started, tell it apart.
+  const bool started_by_the_program = std::any_of(frames.begin(), frames.end(), [](const NativeFrame& frame) {
+    return any_of_names(function_name(frame.symbol), {"__libc_start_main", "__libc_start_call_main", "main",
+                                                      "pythread_wrapper", "thread_run"});
+  });
+  if (started_by_the_program) return false;
   return std::any_of(frames.begin(), frames.end(), [](const NativeFrame& frame) {
     std::string base = module_basename(frame.module);
     return starts_with(base, "libcuda.so") || starts_with(base, "libgilsan_simcuda");

@@ -32,7 +32,8 @@ NativeWait infer_native_wait(const std::vector<NativeFrame>& frames);
 // The stack shows the interpreter finalizing (Py_FinalizeEx, _Py_Finalize, Py_Exit...).
 bool frames_show_finalization(const std::vector<NativeFrame>& frames);
 
-// The stack runs in driver code (libcuda or the simulated driver), i.e. it is a driver thread.
+// The stack runs in driver code (libcuda or the simulated driver) and was not started by the program
+// (main) or by Python (a threading.Thread): a driver thread, not a program's thread calling the driver.
 bool frames_show_driver_thread(const std::vector<NativeFrame>& frames);
 
 // "cuStreamSynchronize_v2" / "_ptsz" / "_ptds" forms -> "cuStreamSynchronize".

@@ -66,8 +66,10 @@ std::optional<Detection> Watchdog::tick(std::uint64_t now_ns) {
   }
   if (detector_.observe_progress(now_ns, ProgressSample{reader_.progress(), reader_.device_busy_until_ns()})) {
     trace_.progress(now_ns);
+    deferred_until_ns_ = 0;
     return std::nullopt;
   }
+  if (now_ns < deferred_until_ns_) return std::nullopt;
   auto interval = static_cast<std::uint64_t>(std::chrono::nanoseconds(options_.thread_sample_interval).count());
   if (last_thread_sample_ns_ != 0 && now_ns < last_thread_sample_ns_ + interval) return std::nullopt;
   last_thread_sample_ns_ = now_ns;
@@ -91,6 +93,15 @@ std::optional<Detection> Watchdog::tick(std::uint64_t now_ns) {
   detection.blocked_tids = std::move(verdict.blocked_tids);
   detected_ = true;
   return detection;
+}
+
+bool Watchdog::defer_unexplained_hang(std::uint64_t now_ns) {
+  const auto unexplained = static_cast<std::uint64_t>(std::chrono::nanoseconds(options_.effective_unexplained_quiet()).count());
+  const std::uint64_t until = detector_.last_progress_ns() + unexplained;
+  if (detector_.last_progress_ns() == 0 || now_ns >= until) return false;
+  deferred_until_ns_ = until;
+  detected_ = false;
+  return true;
 }
 
 Detection Watchdog::snapshot_now(DetectionKind kind) {

@@ -38,8 +38,13 @@ struct WatchdogOptions {
   std::chrono::milliseconds spin_check_timeout{50};
   std::string trace_path;  // non-empty: a line-per-sample trace of the detector (watchdog_trace.h)
   SnapshotOptions snapshot;
+  // A hang whose snapshot explains nothing (class unknown: no cycle, nothing known to be waited for)
+  // is reported only after this many quiet periods: slow work the watchdog cannot see (a driver
+  // initializing under load, device work on a GPU other processes share) looks the same for a while.
+  unsigned unexplained_quiet_factor = 10;
 
   std::chrono::milliseconds effective_quiet() const { return under_valgrind ? quiet * valgrind_factor : quiet; }
+  std::chrono::milliseconds effective_unexplained_quiet() const { return effective_quiet() * unexplained_quiet_factor; }
 };
 
 enum class DetectionKind { Hang, Crash };
@@ -71,6 +76,11 @@ class Watchdog {
   Detection snapshot_now(DetectionKind kind);
 
   bool detected() const { return detected_; }
+
+  // After a tick() whose hang the caller found unexplained (class unknown): true, and the watchdog
+  // watches on, when the quiet has not yet lasted effective_unexplained_quiet(); the next detection
+  // comes no earlier than that. False when it has: the caller reports the hang.
+  bool defer_unexplained_hang(std::uint64_t now_ns);
   std::uint64_t last_progress_ns() const { return detector_.last_progress_ns(); }
 
  private:
@@ -88,6 +98,7 @@ class Watchdog {
   bool spin_checked_ = false;  // the stack check ran at this sample (its last_* maps are current)
   WatchdogTrace trace_;
   std::uint64_t last_thread_sample_ns_ = 0;
+  std::uint64_t deferred_until_ns_ = 0;  // no detection before this (an unexplained hang was deferred)
   bool detected_ = false;
 };
 

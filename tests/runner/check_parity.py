@@ -6,11 +6,14 @@ silently -- unless the committed run's `explained` map names the scenario with t
 difference (a profile cell) that explains it.
 
 usage: check_parity.py SIM_RESULTS.json REAL_RESULTS.json
-       check_parity.py --run GILSAN SCENARIO_FOLDER REAL_RESULTS.json
+       check_parity.py --run GILSAN SCENARIO_FOLDER REAL_RESULTS.json [SUITE_OPTION...]
        check_parity.py --table SIM_RESULTS.json REAL_RESULTS.json
 Both files are `gilsan suite --json` documents (gilsan-suite-results/1); the real one may carry an
-"explained" object {scenario: reason}. Scenarios are matched by their path from the scenarios folder.
-With --run, the simulated driver's run is made first: GILSAN suite SCENARIO_FOLDER --driver sim.
+"explained" object {scenario: reason}, and a "void" one {scenario: reason} for runs whose real outcome is
+no measurement (gilsan merge reads it too): those are listed and not compared. Runs are matched by the scenario's path from the scenarios
+folder and, for a conformance scenario, its implementation ("conformance/x.py [cupy]").
+With --run, the simulated driver's run is made first: GILSAN suite SCENARIO_FOLDER --driver sim, with
+any SUITE_OPTIONs after it (--impl, --python-env, --jobs).
 With --table, prints the side-by-side table as Markdown instead (a row per scenario of either run: its
 expectation, the outcome on each driver, skipped ones said so, whether they agree where both ran it).
 Exit status: 0 the outcomes agree, 1 they do not, 2 bad input.
@@ -35,14 +38,16 @@ def load(path):
     return document
 
 
-def key(scenario):
-    """The scenario's path from the scenarios folder, wherever the suite ran."""
+def key(record):
+    """The scenario's path from the scenarios folder, wherever the suite ran, and its implementation."""
+    scenario = record["scenario"]
     marker = "scenarios/"
-    return scenario[scenario.rindex(marker) + len(marker):] if marker in scenario else scenario
+    name = scenario[scenario.rindex(marker) + len(marker):] if marker in scenario else scenario
+    return f"{name} [{record['implementation']}]" if record.get("implementation") else name
 
 
-def run_on_sim(gilsan, folder, output):
-    suite = subprocess.run([gilsan, "suite", folder, "--driver", "sim", "--json", output],
+def run_on_sim(gilsan, folder, output, options):
+    suite = subprocess.run([gilsan, "suite", folder, "--driver", "sim", "--json", output, *options],
                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     sys.stdout.write(suite.stdout)
     if suite.returncode not in (0, 1):  # 1: some scenario did not match its own expectation
@@ -56,19 +61,22 @@ def cell(record):
 
 
 def table(sim, real):
-    sim_records = {key(r["scenario"]): r for r in sim["results"]}
-    real_records = {key(r["scenario"]): r for r in real["results"]}
+    sim_records = {key(r): r for r in sim["results"]}
+    real_records = {key(r): r for r in real["results"]}
+    void = real.get("void", {})
     print("| scenario | expected | sim | real | agree |")
     print("| --- | --- | --- | --- | --- |")
     both = disagreements = 0
     for name in sorted(set(sim_records) | set(real_records)):
         s, r = sim_records.get(name), real_records.get(name)
-        ran_on_both = s is not None and r is not None and "skipped" not in (s["status"], r["status"])
+        ran_on_both = (s is not None and r is not None and "skipped" not in (s["status"], r["status"])
+                       and name not in void)
         both += ran_on_both
         agree = "" if not ran_on_both else "yes" if s["outcome"] == r["outcome"] else "**no**"
         disagreements += agree == "**no**"
-        print(f"| {name} | `{(r or s)['expect']}` | {cell(s)} | {cell(r)} | {agree} |")
-    print(f"\n{both} scenarios ran on both drivers; {disagreements} disagree.")
+        real_cell = f"void (was `{r['outcome']}`)" if r is not None and name in void else cell(r)
+        print(f"| {name} | `{(r or s)['expect']}` | {cell(s)} | {real_cell} | {agree} |")
+    print(f"\n{both} scenarios ran on both drivers; {disagreements} disagree; {len(void)} real runs are void.")
     return 1 if disagreements else 0
 
 
@@ -76,10 +84,10 @@ def main():
     arguments = sys.argv[1:]
     if len(arguments) == 3 and arguments[0] == "--table":
         return table(load(arguments[1]), load(arguments[2]))
-    if len(arguments) == 4 and arguments[0] == "--run":
+    if len(arguments) >= 4 and arguments[0] == "--run":
         with tempfile.TemporaryDirectory(prefix="gilsan-parity-") as folder:
             sim_path = os.path.join(folder, "sim.json")
-            run_on_sim(arguments[1], arguments[2], sim_path)
+            run_on_sim(arguments[1], arguments[2], sim_path, arguments[4:])
             return compare(load(sim_path), load(arguments[3]))
     if len(arguments) != 2:
         print(__doc__, file=sys.stderr)
@@ -92,18 +100,23 @@ def compare(sim, real):
         print("check_parity: the first run must be on the simulated driver, the second on the real one",
               file=sys.stderr)
         return 2
-    sim_outcomes = {key(r["scenario"]): r for r in sim["results"]}
+    sim_outcomes = {key(r): r for r in sim["results"]}
     explained = real.get("explained", {})
+    void = real.get("void", {})
     compared, disagreements = 0, []
+    for name, reason in sorted(void.items()):
+        print(f"VOID  {name}: not compared ({reason})")
     for record in real["results"]:
-        name = key(record["scenario"])
+        name = key(record)
+        if name in void:
+            continue
         other = sim_outcomes.get(name)
         if other is None or "skipped" in (record["status"], other["status"]):
             continue
         compared += 1
         if other["outcome"] != record["outcome"] and name not in explained:
             disagreements.append(f"{name}: real {record['outcome']}, sim {other['outcome']}")
-    missing = sorted(set(sim_outcomes) - {key(r["scenario"]) for r in real["results"]})
+    missing = sorted(set(sim_outcomes) - {key(r) for r in real["results"]})
     for line in disagreements:
         print(f"DIFFERENT  {line}")
     for name in missing:

@@ -72,7 +72,7 @@ TEST(ScenarioHeader, MissingExpectIsAnErrorOnLineOne) {
 
 TEST(ScenarioHeader, UnknownKeyNamesTheKnownOnes) {
   EXPECT_EQ(error_of("# gilsan: expect = pass\n# gilsan: expext = pass\n"),
-            "s.py:2: unknown key 'expext' (known keys: expect, drivers, timeout, needs, description, suppressions)");
+            "s.py:2: unknown key 'expext' (known keys: expect, drivers, timeout, needs, description, suppressions, implementations, capabilities, expect.IMPL)");
 }
 
 TEST(ScenarioHeader, DuplicateKeyNamesTheFirstLine) {
@@ -90,7 +90,7 @@ TEST(ScenarioHeader, EmptyValue) {
 
 TEST(ScenarioHeader, EmptyKey) {
   EXPECT_EQ(error_of("# gilsan: = pass\n"),
-            "s.py:1: unknown key '' (known keys: expect, drivers, timeout, needs, description, suppressions)");
+            "s.py:1: unknown key '' (known keys: expect, drivers, timeout, needs, description, suppressions, implementations, capabilities, expect.IMPL)");
 }
 
 TEST(ScenarioHeader, HeaderLineAfterCode) {
@@ -185,6 +185,47 @@ TEST(ScenarioHeader, ReadsFilesAndNamesUnreadableOnes) {
     EXPECT_EQ(std::string(error.what()), folder.string() + ": not a regular file");
   }
   std::filesystem::remove_all(folder);
+}
+
+TEST(ScenarioHeader, ConformanceKeys) {
+  const ScenarioHeader header = parse_scenario_header(
+      "# gilsan: expect = pass\n"
+      "# gilsan: implementations = any\n"
+      "# gilsan: capabilities = stream-launch, capture\n"
+      "# gilsan: expect.cupy = unraisable:RuntimeError\n"
+      "# gilsan: expect.mypkg.adapter:Impl = deadlock:callback-self-wait\n",
+      "s.py");
+  EXPECT_TRUE(header.is_conformance());
+  EXPECT_TRUE(header.allows_implementation("numba-cuda"));
+  EXPECT_EQ(header.capabilities, (std::vector<std::string>{"stream-launch", "capture"}));
+  EXPECT_EQ(header.expect_for("reference"), (Outcome{OutcomeKind::Pass, ""}));
+  EXPECT_EQ(header.expect_for("cupy"), (Outcome{OutcomeKind::Unraisable, "RuntimeError"}));
+  EXPECT_EQ(header.expect_for("mypkg.adapter:Impl"), (Outcome{OutcomeKind::Deadlock, "callback-self-wait"}));
+
+  const ScenarioHeader some =
+      parse_scenario_header("# gilsan: expect = pass\n# gilsan: implementations = reference, cupy\n", "s.py");
+  EXPECT_TRUE(some.allows_implementation("cupy"));
+  EXPECT_FALSE(some.allows_implementation("cuda-core"));
+  EXPECT_FALSE(parse_scenario_header("# gilsan: expect = pass\n", "s.py").is_conformance());
+}
+
+TEST(ScenarioHeader, ConformanceMistakesNameTheLine) {
+  EXPECT_EQ(error_of("# gilsan: expect = pass\n# gilsan: implementations = any, cupyy\n"),
+            "s.py:2: unknown implementation 'cupyy' (any, reference, cupy, cuda-core, cuda-bindings, numba-cuda, "
+            "or package.module:Class)");
+  EXPECT_EQ(error_of("# gilsan: expect = pass\n# gilsan: implementations = any\n# gilsan: capabilities = stream\n"),
+            "s.py:3: unknown capability 'stream' (one of: stream-launch, graph-node, capture, native-function, "
+            "borrowed-stream)");
+  EXPECT_EQ(error_of("# gilsan: expect = pass\n# gilsan: implementations = any\n# gilsan: expect.cupi = pass\n"),
+            "s.py:3: 'expect.cupi' names no implementation (expect.IMPL, IMPL one of reference, cupy, cuda-core, "
+            "cuda-bindings, numba-cuda, or package.module:Class)");
+  EXPECT_EQ(error_of("# gilsan: expect = pass\n# gilsan: implementations = any\n# gilsan: expect.cupy = hang\n"),
+            "s.py:3: unknown expectation 'hang' (pass, timeout, exception:T, unraisable:T, crash:SIGNAL, "
+            "deadlock:CLASS or report:CHECKER)");
+  EXPECT_EQ(error_of("# gilsan: expect = pass\n# gilsan: expect.cupy = pass\n"),
+            "s.py:2: 'expect.IMPL' needs '# gilsan: implementations = ...' (a conformance scenario)");
+  EXPECT_EQ(error_of("# gilsan: expect = pass\n# gilsan: capabilities = capture\n"),
+            "s.py:2: 'capabilities' needs '# gilsan: implementations = ...' (a conformance scenario)");
 }
 
 }  // namespace

@@ -77,6 +77,7 @@ std::vector<EntryPointCall> make_calls() {
       {"cuDeviceGetCount", {}, [=](CallSite&) { int n = 0; return d().cuDeviceGetCount(&n); }},
       {"cuDeviceGet", {}, [=](CallSite&) { CUdevice device = 0; return d().cuDeviceGet(&device, 0); }},
       {"cuDeviceGetName", {}, [=](CallSite& s) { char name[128]; return d().cuDeviceGetName(name, 128, s.device); }},
+      {"cuDeviceGetUuid", {}, [=](CallSite& s) { CUuuid uuid; return d().cuDeviceGetUuid(&uuid, s.device); }},
       {"cuDeviceGetAttribute", {}, [=](CallSite& s) {
          int value = 0;
          return d().cuDeviceGetAttribute(&value, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, s.device);
@@ -105,6 +106,8 @@ std::vector<EntryPointCall> make_calls() {
       {"cuCtxSetCurrent", {}, [=](CallSite& s) { return d().cuCtxSetCurrent(s.context); }},
       {"cuCtxGetCurrent", {}, [=](CallSite&) { CUcontext c; return d().cuCtxGetCurrent(&c); }},
       {"cuCtxGetDevice", {}, [=](CallSite&) { CUdevice device; return d().cuCtxGetDevice(&device); }},
+      {"cuCtxGetStreamPriorityRange", {},
+       [=](CallSite&) { int least, greatest; return d().cuCtxGetStreamPriorityRange(&least, &greatest); }},
       {"cuCtxSynchronize", {}, [=](CallSite&) { return d().cuCtxSynchronize(); }, true, true},
       // Streams and host functions.
       {"cuStreamCreate", {}, [=](CallSite&) { CUstream s; return d().cuStreamCreate(&s, CU_STREAM_NON_BLOCKING); }},
@@ -117,6 +120,7 @@ std::vector<EntryPointCall> make_calls() {
       {"cuStreamWaitEvent", need_event, [=](CallSite& s) { return d().cuStreamWaitEvent(s.other_stream, s.event, 0); }},
       {"cuStreamGetCtx", {}, [=](CallSite& s) { CUcontext c; return d().cuStreamGetCtx(s.other_stream, &c); }},
       {"cuStreamGetFlags", {}, [=](CallSite& s) { unsigned f; return d().cuStreamGetFlags(s.other_stream, &f); }},
+      {"cuStreamGetPriority", {}, [=](CallSite& s) { int p; return d().cuStreamGetPriority(s.other_stream, &p); }},
       {"cuStreamAddCallback", {},
        [=](CallSite& s) { return d().cuStreamAddCallback(s.other_stream, &do_nothing_callback, nullptr, 0); }},
       {"cuLaunchHostFunc", {}, [=](CallSite& s) { return d().cuLaunchHostFunc(s.other_stream, &do_nothing, nullptr); }},
@@ -247,6 +251,11 @@ std::vector<EntryPointCall> make_calls() {
        }},
       {"cuGraphInstantiateWithFlags", need_graph,
        [=](CallSite& s) { CUgraphExec e; return d().cuGraphInstantiateWithFlags(&e, s.graph, 0); }},
+      {"cuGraphInstantiateWithParams", need_graph, [=](CallSite& s) {
+         CUDA_GRAPH_INSTANTIATE_PARAMS params{};
+         CUgraphExec e;
+         return d().cuGraphInstantiateWithParams(&e, s.graph, &params);
+       }},
       {"cuGraphUpload", need_exec, [=](CallSite& s) { return d().cuGraphUpload(s.exec, s.other_stream); }},
       {"cuGraphLaunch", need_exec, [=](CallSite& s) { return d().cuGraphLaunch(s.exec, s.other_stream); }},
       {"cuGraphExecDestroy", need_exec, [=](CallSite& s) { return d().cuGraphExecDestroy(s.exec); }},

@@ -67,10 +67,22 @@ TEST(SimDriver, GetProcAddressMapsNamesToVersionedAndPerThreadSymbols) {
   EXPECT_EQ(CUDA_SUCCESS,
             get_proc("cuMemcpyHtoD", &function, CUDA_VERSION, CU_GET_PROC_ADDRESS_PER_THREAD_DEFAULT_STREAM, &status));
   EXPECT_EQ(sim_symbol("cuMemcpyHtoD_v2_ptds"), function);
+  // So do entry points that take a stream only inside a structure, or only to query it.
+  EXPECT_EQ(CUDA_SUCCESS, get_proc("cuGraphInstantiateWithParams", &function, CUDA_VERSION,
+                                   CU_GET_PROC_ADDRESS_PER_THREAD_DEFAULT_STREAM, &status));
+  EXPECT_EQ(sim_symbol("cuGraphInstantiateWithParams_ptsz"), function);
+  EXPECT_EQ(CUDA_SUCCESS, get_proc("cuStreamGetPriority", &function, CUDA_VERSION,
+                                   CU_GET_PROC_ADDRESS_PER_THREAD_DEFAULT_STREAM, &status));
+  EXPECT_EQ(sim_symbol("cuStreamGetPriority_ptsz"), function);
+  EXPECT_EQ(CUDA_SUCCESS,
+            get_proc("cuStreamGetPriority", &function, CUDA_VERSION, CU_GET_PROC_ADDRESS_DEFAULT, &status));
+  EXPECT_EQ(sim_symbol("cuStreamGetPriority"), function);
   EXPECT_EQ(CUDA_ERROR_NOT_FOUND, get_proc("cuNoSuchThing", &function, CUDA_VERSION, 0, &status));
   EXPECT_EQ(CU_GET_PROC_ADDRESS_SYMBOL_NOT_FOUND, status);
   EXPECT_EQ(nullptr, function);
   EXPECT_EQ(CUDA_ERROR_NOT_FOUND, get_proc("cuCtxCreate", &function, 11000, 0, &status));
+  EXPECT_EQ(CU_GET_PROC_ADDRESS_VERSION_NOT_SUFFICIENT, status);
+  EXPECT_EQ(CUDA_ERROR_NOT_FOUND, get_proc("cuGraphInstantiateWithParams", &function, 11080, 0, &status));
   EXPECT_EQ(CU_GET_PROC_ADDRESS_VERSION_NOT_SUFFICIENT, status);
 }
 

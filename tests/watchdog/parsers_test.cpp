@@ -150,6 +150,13 @@ TEST(FrameInference, DriverThreadsAndFinalization) {
   in_driver.module = "/usr/lib/x86_64-linux-gnu/libcuda.so.1";
   EXPECT_TRUE(frames_show_driver_thread({frame("x"), in_driver}));
   EXPECT_FALSE(frames_show_driver_thread({frame("x")}));
+  // The main thread, or a threading.Thread, calling into the driver through ctypes is no driver thread.
+  EXPECT_FALSE(frames_show_driver_thread({in_driver, frame("ffi_call"), frame("_PyEval_EvalFrameDefault"),
+                                          frame("main"), frame("__libc_start_main")}));
+  EXPECT_FALSE(frames_show_driver_thread({in_driver, frame("ffi_call"), frame("thread_run"),
+                                          frame("pythread_wrapper"), frame("start_thread")}));
+  EXPECT_TRUE(frames_show_driver_thread({frame("_PyEval_EvalFrameDefault"), frame("ffi_closure_unix64_inner"),
+                                         in_driver, frame("start_thread")}));
   EXPECT_TRUE(frames_show_finalization({frame("x"), frame("Py_FinalizeEx")}));
   EXPECT_FALSE(frames_show_finalization({frame("Py_RunMain")}));
 }

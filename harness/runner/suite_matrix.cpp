@@ -1,0 +1,113 @@
+#include "harness/runner/suite_matrix.h"
+
+#include <algorithm>
+#include <map>
+#include <string_view>
+
+#include "harness/runner/run_report.h"
+
+namespace gilsan {
+namespace {
+
+std::string cell(ResultStatus status) {
+  switch (status) {
+    case ResultStatus::Passed: return "ok";
+    case ResultStatus::Failed: return "FAIL";
+    case ResultStatus::Skipped: return "skip";
+    case ResultStatus::Interrupted: return "stopped";
+    case ResultStatus::HarnessError: return "error";
+  }
+  return "?";
+}
+
+std::string padded(const std::string& text, std::size_t width) {
+  return text.size() >= width ? text + " " : text + std::string(width - text.size(), ' ');
+}
+
+// The first `count` non-empty lines of `text`.
+std::string first_lines(std::string_view text, int count) {
+  std::string excerpt;
+  while (!text.empty() && count > 0) {
+    const auto end = text.find('\n');
+    const std::string_view line = text.substr(0, end);
+    if (!line.empty()) {
+      excerpt += std::string(line) + "\n";
+      --count;
+    }
+    text = end == std::string_view::npos ? std::string_view() : text.substr(end + 1);
+  }
+  return excerpt;
+}
+
+// The last `count` lines of `text`.
+std::string last_lines(std::string_view text, int count) {
+  std::size_t start = text.size();
+  for (int found = 0; start > 0 && found < count;) {
+    --start;
+    if (text[start] == '\n' && start + 1 < text.size()) ++found;
+  }
+  return first_lines(text.substr(start), count);
+}
+
+}  // namespace
+
+std::string conformance_matrix(const std::vector<ScenarioResult>& results) {
+  std::vector<std::string> implementations;
+  std::vector<std::string> scenarios;
+  std::map<std::pair<std::string, std::string>, std::string> cells;
+  for (const ScenarioResult& result : results) {
+    if (!result.implementation) continue;
+    const std::string& implementation = *result.implementation;
+    if (std::find(implementations.begin(), implementations.end(), implementation) == implementations.end())
+      implementations.push_back(implementation);
+    if (std::find(scenarios.begin(), scenarios.end(), result.scenario) == scenarios.end())
+      scenarios.push_back(result.scenario);
+    cells[{result.scenario, implementation}] = cell(result.status());
+  }
+  if (scenarios.empty()) return "";
+  std::size_t first_width = 8;
+  for (const std::string& scenario : scenarios) first_width = std::max(first_width, scenario.size() + 2);
+  std::string text = "conformance (ok: as expected, FAIL: not, skip: the reason is on its line)\n";
+  std::string header = padded("scenario", first_width);
+  std::vector<std::size_t> widths;
+  for (const std::string& implementation : implementations) {
+    widths.push_back(std::max<std::size_t>(implementation.size() + 2, 7));
+    header += padded(implementation, widths.back());
+  }
+  header.erase(header.find_last_not_of(' ') + 1);
+  text += header + "\n";
+  for (const std::string& scenario : scenarios) {
+    std::string row = padded(scenario, first_width);
+    for (std::size_t i = 0; i < implementations.size(); ++i) {
+      const auto found = cells.find({scenario, implementations[i]});
+      row += padded(found != cells.end() ? found->second : "", widths[i]);
+    }
+    row.erase(row.find_last_not_of(' ') + 1);
+    text += row + "\n";
+  }
+  return text;
+}
+
+std::string failure_excerpt(const ScenarioResult& result) {
+  if (result.watchdog) return first_lines(result.watchdog->text, 6);
+  if (result.sanitizer && !result.sanitizer->checkers.empty()) return first_lines(result.sanitizer->text, 6);
+  return last_lines(result.run.stderr_text, 6);
+}
+
+std::string failure_excerpts(const std::vector<ScenarioResult>& results) {
+  std::string text;
+  for (const ScenarioResult& result : results) {
+    const ResultStatus status = result.status();
+    if (status != ResultStatus::Failed && status != ResultStatus::HarnessError) continue;
+    text += one_line_report(result) + "\n";
+    const std::string excerpt = failure_excerpt(result);
+    for (std::size_t start = 0; start < excerpt.size();) {
+      const std::size_t end = excerpt.find('\n', start);
+      text += "    " + excerpt.substr(start, end - start) + "\n";
+      start = end == std::string::npos ? excerpt.size() : end + 1;
+    }
+  }
+  return text.empty() ? "" : "failures:\n" + text;
+}
+
+}  // namespace gilsan

@@ -1,0 +1,25 @@
+// What `gilsan suite` prints after the runs: the matrix of conformance scenarios by implementation,
+// and, for each run that did not go as expected, an excerpt of its report (docs/runner.md).
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "harness/runner/scenario_run.h"
+
+namespace gilsan {
+
+// "" when no conformance scenario ran. A cell says "ok" (as expected: a pass, or the deadlock or
+// report the scenario expects), "FAIL", "error" (the run itself failed), "skip" (the reason is on the
+// run's own line) or "" (the scenario is not written for that implementation, or another shard ran it).
+std::string conformance_matrix(const std::vector<ScenarioResult>& results);
+
+// The few lines that explain a run that did not go as expected: the start of the watchdog's verdict or
+// the sanitizer's report, else the end of the child's stderr ("" when there is none).
+std::string failure_excerpt(const ScenarioResult& result);
+
+// Each failed run's line and the first lines of what explains it: the watchdog's verdict, the
+// sanitizer's report, or the end of the child's stderr. "" when nothing failed.
+std::string failure_excerpts(const std::vector<ScenarioResult>& results);
+
+}  // namespace gilsan
