@@ -72,7 +72,9 @@ std::vector<HostFunctionRuns::Lost> HostFunctionRuns::process_ending() {
 std::size_t HostFunctionRuns::waiting_runs() const {
   std::size_t waiting = 0;
   for (const auto& [key, runs] : runs_) {
-    if (!runs.reported && runs.waiting > 0) waiting += static_cast<std::size_t>(runs.waiting);
+    // A failed context's runs will never begin: nothing is waiting for them any more.
+    if (runs.reported || failed_contexts_.contains(runs.host_function.context)) continue;
+    if (runs.waiting > 0) waiting += static_cast<std::size_t>(runs.waiting);
   }
   return waiting;
 }

@@ -46,7 +46,8 @@ class HostFunctionRuns {
 
   // What a run key's host function is, as the launcher described it (kept while runs are open).
   const HostFunction* host_function(std::uint64_t run_key) const;
-  // Runs enqueued that have not begun, not counting those already reported lost.
+  // Runs enqueued that have not begun, not counting those already reported lost or abandoned by a
+  // failed context (the runner waits for these after finalization).
   std::size_t waiting_runs() const;
 
  private:

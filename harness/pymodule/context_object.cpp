@@ -36,7 +36,10 @@ bool close_context(ContextObject* self) {
   forget_device_work_kernels(context);
   const CUresult result = call_driver("cuCtxDestroy", Gil::Release, [&] { return table->cuCtxDestroy(context); });
   // A destroyed context runs no more host functions: release what its streams still held.
-  if (result == CUDA_SUCCESS) abandon_stream_payloads(context);
+  if (result == CUDA_SUCCESS) {
+    abandon_stream_payloads(context);
+    forget_context_failure(context);
+  }
   return check_driver(result, "cuCtxDestroy", context);
 }
 

@@ -4,6 +4,7 @@
 #include <map>
 #include <mutex>
 #include <string>
+#include <unordered_set>
 
 #include "harness/pymodule/driver_access.h"
 #include "harness/pymodule/module_errors.h"
@@ -29,6 +30,31 @@ Injections& injections() {
   return *instance;
 }
 
+// Contexts whose sticky error the module has raised to Python at least once.
+struct FailedContexts {
+  std::mutex mutex;
+  std::unordered_set<CUcontext> raised;
+};
+
+FailedContexts& failed_contexts() {
+  static FailedContexts* const instance = new FailedContexts();
+  return *instance;
+}
+
+bool failure_raised_before(CUcontext context) {
+  std::lock_guard lock(failed_contexts().mutex);
+  return failed_contexts().raised.contains(context);
+}
+
+// `context`, or the calling thread's current context when it is null (null if there is none).
+CUcontext context_or_current(CUcontext context) {
+  const DriverTable* table = opened_driver_table();
+  if (context == nullptr && table != nullptr &&
+      call_driver("cuCtxGetCurrent", Gil::Release, [&] { return table->cuCtxGetCurrent(&context); }) != CUDA_SUCCESS)
+    context = nullptr;
+  return context;
+}
+
 }  // namespace
 
 std::optional<CUresult> take_injected_error(const char* entry_point) {
@@ -50,14 +76,28 @@ std::optional<CUresult> take_injected_error(const char* entry_point) {
 bool check_driver(CUresult result, const char* entry_point, CUcontext context) {
   if (result == CUDA_SUCCESS) return true;
   if (is_sticky_error(result)) {
-    const DriverTable* table = opened_driver_table();
-    if (context == nullptr && table != nullptr &&
-        call_driver("cuCtxGetCurrent", Gil::Release, [&] { return table->cuCtxGetCurrent(&context); }) != CUDA_SUCCESS)
-      context = nullptr;
-    if (context != nullptr) abandon_stream_payloads(context);
+    context = context_or_current(context);
+    if (context != nullptr) {
+      abandon_stream_payloads(context);
+      std::lock_guard lock(failed_contexts().mutex);
+      failed_contexts().raised.insert(context);
+    }
   }
   set_cuda_error(result, entry_point);
   return false;
+}
+
+bool check_release(CUresult result, const char* entry_point, CUcontext context) {
+  if (is_sticky_error(result)) {
+    context = context_or_current(context);
+    if (context != nullptr && failure_raised_before(context)) return true;
+  }
+  return check_driver(result, entry_point, context);
+}
+
+void forget_context_failure(CUcontext context) {
+  std::lock_guard lock(failed_contexts().mutex);
+  failed_contexts().raised.erase(context);
 }
 
 PyObject* inject_error(PyObject*, PyObject* args, PyObject* kwargs) {

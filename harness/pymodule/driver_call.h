@@ -57,6 +57,16 @@ CUresult call_driver(const char* entry_point, Gil gil, Call&& call) {
 // current context) that the driver will never run.
 bool check_driver(CUresult result, const char* entry_point, CUcontext context = nullptr);
 
+// GIL held. For a call that lets go of something (a destroy, a free), as check_driver, except that the
+// sticky error of a context whose failure the module has already raised counts as done: on the H200
+// every release on a failed context returns that error, and a program that caught the first one must
+// be able to drop its objects without an "Exception ignored" per object for the same fault. A failure
+// first seen by a release is raised as any other.
+bool check_release(CUresult result, const char* entry_point, CUcontext context = nullptr);
+
+// The context is gone (cuCtxDestroy succeeded): a new context at the same address starts healthy.
+void forget_context_failure(CUcontext context);
+
 // gilsan._inject_error(entry_point, code, count=1, after=0): after `after` more calls go through, the
 // next `count` calls the module makes to `entry_point` return `code` without reaching the driver.
 // count=0 clears it.

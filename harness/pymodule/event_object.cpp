@@ -17,8 +17,8 @@ bool destroy_event(EventObject* self) {
   self->handle = nullptr;
   const DriverTable* table = opened_driver_table();
   if (handle == nullptr || table == nullptr) return true;
-  return check_driver(call_driver("cuEventDestroy", Gil::Release, [&] { return table->cuEventDestroy(handle); }),
-                      "cuEventDestroy", self->context);
+  return check_release(call_driver("cuEventDestroy", Gil::Release, [&] { return table->cuEventDestroy(handle); }),
+                       "cuEventDestroy", self->context);
 }
 
 EventObject* open_event_or_raise(PyObject* object, const char* who) {

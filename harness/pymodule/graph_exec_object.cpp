@@ -29,8 +29,8 @@ bool destroy_exec(GraphExecObject* self) {
   const DriverTable* table = opened_driver_table();
   if (handle == nullptr || table == nullptr) return true;
   observe_graph_exec_destroyed(handle);
-  return check_driver(call_driver("cuGraphExecDestroy", Gil::Release, [&] { return table->cuGraphExecDestroy(handle); }),
-                      "cuGraphExecDestroy");
+  return check_release(call_driver("cuGraphExecDestroy", Gil::Release, [&] { return table->cuGraphExecDestroy(handle); }),
+                       "cuGraphExecDestroy");
 }
 
 void exec_dealloc(PyObject* object) {

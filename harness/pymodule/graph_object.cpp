@@ -41,8 +41,8 @@ bool destroy_graph(GraphObject* self) {
   const DriverTable* table = opened_driver_table();
   if (handle == nullptr || table == nullptr) return true;
   observe_graph_destroyed(handle);
-  return check_driver(call_driver("cuGraphDestroy", Gil::Release, [&] { return table->cuGraphDestroy(handle); }),
-                      "cuGraphDestroy");
+  return check_release(call_driver("cuGraphDestroy", Gil::Release, [&] { return table->cuGraphDestroy(handle); }),
+                       "cuGraphDestroy");
 }
 
 PyObject* new_graph_object(CUgraph handle, long long python_host_nodes) {

@@ -66,8 +66,9 @@ bool free_device(DeviceBufferObject* self) {
   self->pointer = 0;
   const DriverTable* table = opened_driver_table();
   if (pointer == 0 || table == nullptr) return true;
-  return check_driver(call_driver("cuMemFree", Gil::Release, DriverCallTarget{self->context, nullptr, nullptr}, [&] { return table->cuMemFree(pointer); }), "cuMemFree",
-                      self->context);
+  return check_release(call_driver("cuMemFree", Gil::Release, DriverCallTarget{self->context, nullptr, nullptr},
+                                   [&] { return table->cuMemFree(pointer); }),
+                       "cuMemFree", self->context);
 }
 
 DeviceBufferObject* open_device_or_raise(PyObject* object, const char* who) {
@@ -268,8 +269,8 @@ bool free_pinned(PinnedBufferObject* self) {
   self->pointer = nullptr;
   const DriverTable* table = opened_driver_table();
   if (pointer == nullptr || table == nullptr) return true;
-  return check_driver(call_driver("cuMemFreeHost", Gil::Release, [&] { return table->cuMemFreeHost(pointer); }),
-                      "cuMemFreeHost", self->context);
+  return check_release(call_driver("cuMemFreeHost", Gil::Release, [&] { return table->cuMemFreeHost(pointer); }),
+                       "cuMemFreeHost", self->context);
 }
 
 int pinned_init(PyObject* object, PyObject* args, PyObject* kwargs) {

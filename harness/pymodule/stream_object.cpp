@@ -31,8 +31,8 @@ bool close_stream(StreamObject* self) {
   if (table == nullptr) return true;
   const CUstream handle = self->handle;
   const CUcontext context = self->context;
-  return check_driver(call_driver("cuStreamDestroy", Gil::Release, [&] { return table->cuStreamDestroy(handle); }),
-                      "cuStreamDestroy", context);
+  return check_release(call_driver("cuStreamDestroy", Gil::Release, [&] { return table->cuStreamDestroy(handle); }),
+                       "cuStreamDestroy", context);
 }
 
 // A new Stream object for an existing handle (borrowed) or one just created (owning).

@@ -7,6 +7,7 @@
 #include <cerrno>
 
 #include "harness/runner/process_group.h"
+#include "harness/runner/run_marker.h"
 
 namespace gilsan {
 namespace {
@@ -109,7 +110,10 @@ SpawnedChild spawn_in_own_process_group(const ChildCommand& command) {
               "setflags");
 
   std::vector<char*> argv = pointers(command.arguments);
-  std::vector<char*> envp = pointers(command.environment);
+  const std::string marker = new_run_marker();
+  std::vector<std::string> environment = command.environment;
+  environment.push_back(std::string(kRunMarkerVariable) + "=" + marker);
+  std::vector<char*> envp = pointers(environment);
   pid_t pid = -1;
   if (int error = posix_spawn(&pid, command.executable.c_str(), setup.actions(), setup.attributes(), argv.data(),
                               envp.data());
@@ -121,6 +125,7 @@ SpawnedChild spawn_in_own_process_group(const ChildCommand& command) {
   child.stdout_pipe = std::move(out.read_end);
   child.stderr_pipe = std::move(err.read_end);
   child.report_pipe = std::move(report.read_end);
+  child.run_marker = marker;
   return child;  // the write ends close here, so EOF on a pipe means every writer is gone
 }
 

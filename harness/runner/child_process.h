@@ -30,9 +30,11 @@ struct SpawnedChild {
   UniqueFd stdout_pipe;
   UniqueFd stderr_pipe;
   UniqueFd report_pipe;
+  std::string run_marker;  // GILSAN_RUN_MARKER's value in its environment (run_marker.h)
 };
 
-// Starts the child with stdin on /dev/null and every signal at its default disposition. Makes the
+// Starts the child with stdin on /dev/null, every signal at its default disposition and a new run
+// marker added to its environment (run_marker.h). Makes the
 // calling process a child subreaper first (see process_group.h), so that the child's orphans are ours.
 // Throws std::system_error when a pipe cannot be made or the executable cannot be started.
 SpawnedChild spawn_in_own_process_group(const ChildCommand& command);

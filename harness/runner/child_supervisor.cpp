@@ -10,6 +10,7 @@
 
 #include "harness/runner/captured_output.h"
 #include "harness/runner/process_group.h"
+#include "harness/runner/run_marker.h"
 
 namespace gilsan {
 namespace {
@@ -68,6 +69,7 @@ ChildSupervisor::~ChildSupervisor() {
   signal_process_group(child_.pid, SIGKILL);
   ::waitpid(child_.pid, nullptr, 0);
   kill_and_reap_process_group(child_.pid, settings_.cleanup_limit);
+  if (!child_.run_marker.empty()) kill_marked_processes(child_.run_marker, settings_.cleanup_limit);
 }
 
 SupervisedRun ChildSupervisor::run() {
@@ -123,11 +125,13 @@ SupervisedRun ChildSupervisor::run() {
     }
   }
 
-  // The child is gone; whatever else it started goes too, then the pipes reach end of file (unless a
-  // process that left the group still holds them: stop waiting at the cleanup limit).
+  // The child is gone; whatever else it started goes too, in its group or out of it (run_marker.h),
+  // then the pipes reach end of file (unless a process that dropped the marker still holds them:
+  // stop waiting at the cleanup limit).
   finished_ = true;
   const GroupCleanup cleanup = kill_and_reap_process_group(pid, settings_.cleanup_limit);
   run.leftover_processes = cleanup.reaped;
+  if (!child_.run_marker.empty()) run.leftover_processes += kill_marked_processes(child_.run_marker, settings_.cleanup_limit);
   run.group_survived = !cleanup.group_gone;
   const auto stop_draining_at = Clock::now() + settings_.cleanup_limit;
   while (pipes.any_open() && Clock::now() < stop_draining_at) pipes.wait_and_drain(settings_.tick);

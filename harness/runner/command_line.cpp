@@ -9,7 +9,9 @@
 #include <tuple>
 #include <vector>
 
+#include "harness/profile/driver_profile.h"
 #include "harness/runner/conformance_vocabulary.h"
+#include "harness/runner/output_path.h"
 
 namespace gilsan {
 namespace {
@@ -106,10 +108,22 @@ std::chrono::milliseconds checked_quiet(const std::string& value) {
   return std::chrono::milliseconds(milliseconds);
 }
 
+// Parsed here, in the parent: a bad profile is one line before anything runs, not an error in every child.
 std::string checked_profile(const std::string& value) {
   std::error_code error;
   if (!std::filesystem::is_regular_file(value, error)) throw UsageError("--profile " + value + ": no such file");
+  try {
+    load_driver_profile(value);
+  } catch (const std::exception& bad) {
+    throw UsageError("--profile " + std::string(bad.what()));
+  }
   return std::filesystem::absolute(value, error).string();
+}
+
+// An output file, proven writable now (output_path.h).
+std::string checked_output(std::string_view option, const std::string& value) {
+  if (const std::optional<std::string> why = why_unwritable(value)) throw UsageError(std::string(option) + " " + value + ": " + *why);
+  return value;
 }
 
 // The options `run` and `suite` share. Returns false when `option` is none of them.
@@ -159,9 +173,9 @@ RunCommand parse_run(std::span<const std::string_view> arguments) {
       if (format != "text" && format != "json") throw UsageError("--report must be text or json, not '" + format + "'");
       command.format = format == "json" ? ReportFormat::Json : ReportFormat::Text;
     } else if (argument == "-o" || argument == "--output") {
-      command.output_path = cursor.value_of(argument);
+      command.output_path = checked_output(argument, cursor.value_of(argument));
     } else if (argument == "--dot") {
-      command.settings.watchdog.dot_path = cursor.value_of(argument);
+      command.settings.watchdog.dot_path = checked_output(argument, cursor.value_of(argument));
     } else {
       cursor.unknown(argument);
     }
@@ -228,11 +242,11 @@ SuiteCommand parse_suite(std::span<const std::string_view> arguments) {
       command.settings.roots.emplace_back(argument);
     } else if (take_run_option(cursor, argument, command.settings.run)) {
     } else if (argument == "--junit") {
-      command.settings.junit_path = cursor.value_of(argument);
+      command.settings.junit_path = checked_output(argument, cursor.value_of(argument));
     } else if (argument == "--json") {
-      command.settings.json_path = cursor.value_of(argument);
+      command.settings.json_path = checked_output(argument, cursor.value_of(argument));
     } else if (argument == "--markdown") {
-      command.settings.markdown_path = cursor.value_of(argument);
+      command.settings.markdown_path = checked_output(argument, cursor.value_of(argument));
     } else if (argument == "--impl") {
       command.settings.implementations = name_list(cursor.value_of(argument), argument);
       for (const std::string& name : command.settings.implementations) checked_implementation(name);
@@ -259,11 +273,11 @@ MergeCommand parse_merge(std::span<const std::string_view> arguments) {
     if (!cursor.is_option(argument)) {
       command.inputs.emplace_back(argument);
     } else if (argument == "--json") {
-      command.json_path = cursor.value_of(argument);
+      command.json_path = checked_output(argument, cursor.value_of(argument));
     } else if (argument == "--junit") {
-      command.junit_path = cursor.value_of(argument);
+      command.junit_path = checked_output(argument, cursor.value_of(argument));
     } else if (argument == "--markdown") {
-      command.markdown_path = cursor.value_of(argument);
+      command.markdown_path = checked_output(argument, cursor.value_of(argument));
     } else if (argument == "--compare") {
       command.compare_paths.push_back(cursor.value_of(argument));
     } else {

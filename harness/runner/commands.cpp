@@ -14,6 +14,7 @@
 #include "harness/runner/exit_codes.h"
 #include "harness/runner/interrupt_hook.h"
 #include "harness/runner/junit_report.h"
+#include "harness/runner/output_path.h"
 #include "harness/runner/run_report.h"
 #include "harness/runner/scenario_sanitizer.h"
 #include "harness/runner/suite_matrix.h"
@@ -39,6 +40,17 @@ bool sanitizer_options_are_usable(const RunSettings& settings) {
   const std::optional<std::string> error = sanitizer_options_error();
   if (error) std::cerr << "gilsan: " << *error << "\n";
   return !error;
+}
+
+// The GILSAN_* variables the parent acts on, checked before anything runs (docs/runner.md).
+bool environment_is_usable(const char* command) {
+  if (const char* trace = std::getenv("GILSAN_WATCHDOG_TRACE"); trace != nullptr) {
+    if (const std::optional<std::string> why = why_unwritable(trace)) {
+      std::cerr << "gilsan " << command << ": GILSAN_WATCHDOG_TRACE=" << trace << ": " << *why << "\n";
+      return false;
+    }
+  }
+  return true;
 }
 
 // The suite's output: each run's line as it ends and, on a terminal, one line below them saying how far
@@ -142,7 +154,7 @@ std::string command_line_of(const std::vector<std::string>& program) {
 int run_command(const RunCommand& command) {
   const bool program = !command.settings.program.empty();
   std::optional<ScenarioHeader> header = program ? program_header(command) : read_scenario_header(command.scenario);
-  if (!header) return kExitUsage;
+  if (!header || !environment_is_usable("run")) return kExitUsage;
   if (program) {
     if (const std::string why = unrunnable(command.settings.program.front()); !why.empty()) {
       std::cerr << "gilsan run: " << why << "\n";
@@ -239,7 +251,7 @@ int merge_command(const MergeCommand& command) {
 }
 
 int suite_command(const SuiteCommand& command) {
-  if (!sanitizer_options_are_usable(command.settings.run)) return kExitUsage;
+  if (!environment_is_usable("suite") || !sanitizer_options_are_usable(command.settings.run)) return kExitUsage;
   SuiteSettings settings = command.settings;
   if (!choose_driver(settings.run)) return kExitUsage;
   if (settings.run.driver && settings.run.driver->kind == "real" && settings.jobs > 1)

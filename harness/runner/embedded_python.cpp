@@ -2,6 +2,8 @@
 // python_api.h first: Python.h must precede the standard headers.
 #include "harness/runner/embedded_python.h"
 
+#include <signal.h>
+
 #include <fstream>
 #include <sstream>
 
@@ -223,7 +225,24 @@ std::optional<std::string> EmbeddedPython::gilsan_driver_description() {
   return python::str_of(description.get());
 }
 
+namespace {
+
+void do_nothing(int) {}
+
+}  // namespace
+
 void EmbeddedPython::dump_python_stacks_to(int fd, int signal_number) {
+  // faulthandler puts back the signal's previous action when the interpreter finalizes. A request the
+  // watchdog sends after that (a hang while the runner drains host functions or exits) must then find
+  // a handler that does nothing, not the default action, which would end the process with the
+  // watchdog's own signal and hide what it was looking at. A handler, not SIG_IGN: an ignored signal
+  // would stay ignored in the processes a scenario execs.
+  struct sigaction quiet {};
+  quiet.sa_handler = do_nothing;
+  quiet.sa_flags = SA_RESTART;
+  sigemptyset(&quiet.sa_mask);
+  if (::sigaction(signal_number, &quiet, nullptr) != 0)
+    throw PythonError("cannot install a handler for signal " + std::to_string(signal_number));
   Ref faulthandler(PyImport_ImportModule("faulthandler"));
   run_python_or_throw(faulthandler != nullptr, "cannot import faulthandler");
   // register(signum, file=, all_threads=, chain=) by keyword, as docs/watchdog.md spells the call.

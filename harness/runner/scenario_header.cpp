@@ -44,6 +44,17 @@ std::optional<std::string_view> gilsan_entry(std::string_view line) {
   return trimmed(rest.substr(std::string_view("gilsan:").size()));
 }
 
+// "# gilsan timeout = 10": meant as an entry, but without the colon it would be an ordinary comment,
+// and the setting silently not applied.
+bool entry_without_colon(std::string_view line) {
+  std::string_view rest = trimmed(line);
+  if (!rest.starts_with('#')) return false;
+  rest = trimmed(rest.substr(1));
+  if (!rest.starts_with("gilsan") || rest.starts_with("gilsan:")) return false;
+  rest.remove_prefix(std::string_view("gilsan").size());
+  return !rest.empty() && (rest.front() == ' ' || rest.front() == '\t') && rest.find('=') != std::string_view::npos;
+}
+
 // Splits "a, b,c" into trimmed items; an empty item or a repeated one is an error.
 std::vector<std::string> comma_list(std::string_view value, std::string_view key) {
   std::vector<std::string> items;
@@ -151,6 +162,8 @@ ScenarioHeader parse_scenario_header(std::string_view text, const std::string& f
     if (line.ends_with('\r')) line.remove_suffix(1);
 
     const std::optional<std::string_view> entry = gilsan_entry(line);
+    if (first_code_line == 0 && !entry && entry_without_colon(line))
+      throw ScenarioInputError(file_name, line_number, "a header line needs a colon after 'gilsan': '# gilsan: key = value'");
     if (first_code_line == 0 && !entry) {
       const std::string_view content = trimmed(line);
       if (!content.empty() && !content.starts_with('#')) first_code_line = line_number;

@@ -14,6 +14,13 @@ CUresult allocate_in_current_context(MemoryKind kind, std::size_t bytes, std::ui
   return allocate(kind, bytes, *context, nullptr, out);
 }
 
+// What the H200's driver answers cuMemAlloc and cuMemFree with on a context whose work faulted.
+CUresult current_context_error() {
+  Lock lock(SimDriver::instance().mutex);
+  std::shared_ptr<SimContext> context = current_context();
+  return context ? context->sticky_error : CUDA_SUCCESS;
+}
+
 CUresult allocate_pinned(void** pp, std::size_t bytes) {
   if (pp == nullptr) return CUDA_ERROR_INVALID_VALUE;
   std::uintptr_t address = 0;
@@ -43,6 +50,7 @@ CUresult CUDAAPI cuMemAlloc(CUdeviceptr* dptr, size_t bytesize) {
   if (api.refused()) return api.result();
   if (dptr == nullptr) return api.finish(CUDA_ERROR_INVALID_VALUE);
   return api.finish(guarded([&] {
+    if (CUresult failed = current_context_error(); failed != CUDA_SUCCESS) return failed;
     std::uintptr_t address = 0;
     CUresult rc = allocate_in_current_context(MemoryKind::Device, bytesize, address);
     if (rc == CUDA_SUCCESS) *dptr = address;
@@ -55,8 +63,12 @@ CUresult CUDAAPI cuMemFree(CUdeviceptr dptr) {
   if (api.refused()) return api.result();
   if (dptr == 0) return api.finish(CUDA_SUCCESS);
   return api.finish(guarded([&] {
-    Lock lock(SimDriver::instance().mutex);
-    return free_allocation(dptr, {MemoryKind::Device, MemoryKind::Managed, MemoryKind::Pool});
+    CUresult rc;
+    {
+      Lock lock(SimDriver::instance().mutex);
+      rc = free_allocation(dptr, {MemoryKind::Device, MemoryKind::Managed, MemoryKind::Pool});
+    }
+    return rc == CUDA_SUCCESS ? current_context_error() : rc;  // freed, and the failure still said
   }));
 }
 

@@ -38,6 +38,7 @@ CUresult CUDAAPI cuEventCreate(CUevent* phEvent, unsigned int Flags) {
     Lock lock(driver.mutex);
     std::shared_ptr<SimContext> context = current_context();
     if (!context) return CUDA_ERROR_INVALID_CONTEXT;
+    if (context->sticky_error != CUDA_SUCCESS) return context->sticky_error;
     auto event = std::make_shared<SimEvent>();
     event->context = context;
     event->flags = Flags;
@@ -52,7 +53,9 @@ CUresult CUDAAPI cuEventDestroy(CUevent hEvent) {
   if (api.refused()) return api.result();
   auto& driver = SimDriver::instance();
   Lock lock(driver.mutex);
-  return api.finish(driver.events.remove(hEvent) ? CUDA_SUCCESS : CUDA_ERROR_INVALID_HANDLE);
+  std::shared_ptr<SimEvent> event = driver.events.remove(hEvent);
+  if (!event) return api.finish(CUDA_ERROR_INVALID_HANDLE);
+  return api.finish(event->context->sticky_error);  // released, but a failed context still says so
 }
 
 CUresult CUDAAPI cuEventQuery(CUevent hEvent) {
@@ -62,6 +65,7 @@ CUresult CUDAAPI cuEventQuery(CUevent hEvent) {
   Lock lock(driver.mutex);
   std::shared_ptr<SimEvent> event = driver.events.find(hEvent);
   if (!event) return api.finish(CUDA_ERROR_INVALID_HANDLE);
+  if (event->context->sticky_error != CUDA_SUCCESS) return api.finish(event->context->sticky_error);
   return api.finish(query_event(*event));
 }
 
@@ -73,6 +77,7 @@ CUresult CUDAAPI cuEventSynchronize(CUevent hEvent) {
     Lock lock(driver.mutex);
     std::shared_ptr<SimEvent> event = driver.events.find(hEvent);
     if (!event) return CUDA_ERROR_INVALID_HANDLE;
+    if (event->context->sticky_error != CUDA_SUCCESS) return event->context->sticky_error;
     if (!event->recorded) return CUDA_SUCCESS;
     Dependency recorded = *event->recorded;
     wait_for(lock, {recorded});

@@ -19,6 +19,7 @@ CUresult create(CUstream* phStream, unsigned flags, int priority) {
   Lock lock(SimDriver::instance().mutex);
   std::shared_ptr<SimContext> context = current_context();
   if (!context) return CUDA_ERROR_INVALID_CONTEXT;
+  if (context->sticky_error != CUDA_SUCCESS) return context->sticky_error;  // a failed context makes nothing new
   priority = std::clamp(priority, kGreatestStreamPriority, kLeastStreamPriority);
   *phStream = create_stream(context, StreamKind::Created, flags, priority)->handle();
   return CUDA_SUCCESS;
@@ -214,7 +215,9 @@ CUresult CUDAAPI cuStreamDestroy(CUstream hStream) {
     std::shared_ptr<SimStream> stream = driver.streams.remove(hStream);
     if (!stream) return CUDA_ERROR_INVALID_HANDLE;
     retire_stream(*stream);
-    return CUDA_SUCCESS;
+    // On a failed context the H200's driver answers the destroy with the context's error; the sim still
+    // lets the stream go, so that a program that carries on leaks nothing here.
+    return stream->context->sticky_error;
   }));
 }
 

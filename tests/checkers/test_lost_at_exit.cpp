@@ -152,9 +152,11 @@ TEST(HostFunctionLostAtExit, AContextWithAStickyErrorAbandonsItsHostFunctions) {
   in_second_context.context = kContext2;
   enqueue(h, in_second_context);
   h.sanitizer.context_failed(kContext2);
+  EXPECT_EQ(h.sanitizer.waiting_host_functions(), 0u) << "the runner must not wait for runs no driver will begin";
   HostFunction in_healthy_context = driver_run(3, HostFunctionKind::python, 0, kStream3);
   in_healthy_context.context = 0xc3;
   enqueue(h, in_healthy_context);
+  EXPECT_EQ(h.sanitizer.waiting_host_functions(), 1u);
   h.sanitizer.interpreter_finished();
   const auto found = h.reports_of(Checker::host_function_lost_at_exit);
   ASSERT_EQ(found.size(), 1u) << "runs 1 and 2 were abandoned by their failed contexts";

@@ -105,6 +105,40 @@ class StreamPathLifetime(unittest.TestCase):
         self.assertEqual((delta["payloads_created"], delta["payloads_released"]), (1, 1))
         self.assertEqual(delta["host_functions_run"], 0)
 
+    def test_releases_on_a_context_whose_failure_was_raised_are_quiet(self):
+        # On the H200 every destroy and free on a failed context returns its sticky error. The first
+        # time the program hears of the failure it is raised, a release included; once raised, letting
+        # go of the context's objects is quiet (no "Exception ignored" per object for the same fault).
+        unraisable = []
+        previous_hook, sys.unraisablehook = sys.unraisablehook, unraisable.append
+        first, second = gilsan.Context(create=True), gilsan.Context(create=True)
+        try:
+            with first:
+                stream = gilsan.Stream()
+                gilsan._inject_error("cuStreamDestroy", CUDA_ERROR_ILLEGAL_ADDRESS)
+                with self.assertRaises(gilsan.CudaError, msg="a failure first seen by a release is raised"):
+                    stream.close()
+            with second:
+                stream, closed, dropped, event = gilsan.Stream(), gilsan.Stream(), gilsan.Stream(), gilsan.Event()
+                gilsan._inject_error("cuStreamSynchronize", CUDA_ERROR_ILLEGAL_ADDRESS)
+                with self.assertRaises(gilsan.CudaError):
+                    stream.synchronize()
+                gilsan._inject_error("cuStreamDestroy", CUDA_ERROR_ILLEGAL_ADDRESS, count=3)
+                gilsan._inject_error("cuEventDestroy", CUDA_ERROR_ILLEGAL_ADDRESS)
+                closed.close()
+                del dropped, event
+                stream.close()
+                # Any other error from a release is still raised.
+                other = gilsan.Stream()
+                gilsan._inject_error("cuStreamDestroy", CUDA_ERROR_INVALID_HANDLE)
+                with self.assertRaises(gilsan.CudaError):
+                    other.close()
+        finally:
+            sys.unraisablehook = previous_hook
+            first.close()
+            second.close()
+        self.assertEqual([str(u.exc_value) for u in unraisable], [])
+
     def test_many_threads_launching_at_once_release_every_payload_once(self):
         before = gilsan._stats()
         counts = [0] * 4

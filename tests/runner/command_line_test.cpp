@@ -27,7 +27,7 @@ class CommandLine : public ::testing::Test {
     folder_ = std::filesystem::temp_directory_path() / ("gilsan-cli-test-" + std::to_string(::getpid()));
     std::filesystem::create_directories(folder_);
     profile_ = (folder_ / "profile.json").string();
-    std::ofstream(profile_) << "{}";
+    std::filesystem::copy_file(GILSAN_DEFAULT_PROFILE_PATH, profile_);
   }
   void TearDown() override { std::filesystem::remove_all(folder_); }
 
@@ -47,6 +47,18 @@ TEST_F(CommandLine, RunWithEveryOption) {
   EXPECT_EQ(run->format, ReportFormat::Json);
   EXPECT_EQ(run->output_path, "out.json");
   EXPECT_FALSE(run->settings.python.site_packages.has_value());
+}
+
+TEST_F(CommandLine, AProfileIsParsedAndOutputsProvenWritableBeforeAnythingRuns) {
+  const std::string bad_profile = (folder_ / "bad.json").string();
+  std::ofstream(bad_profile) << "{}";
+  EXPECT_EQ(usage_error({"suite", "--profile", bad_profile}), "--profile " + bad_profile + ":1: missing key 'schema' in profile");
+  EXPECT_EQ(usage_error({"run", "s.py", "-o", "/nonexistent-gilsan/out.txt"}),
+            "-o /nonexistent-gilsan/out.txt: the folder /nonexistent-gilsan does not exist");
+  EXPECT_EQ(usage_error({"suite", "--junit", folder_.string()}), "--junit " + folder_.string() + ": " + folder_.string() + " is a folder");
+  const std::string junit = (folder_ / "suite.xml").string();
+  parse({"suite", "--junit", junit});
+  EXPECT_FALSE(std::filesystem::exists(junit)) << "the check must leave no file behind";
 }
 
 TEST_F(CommandLine, WatchdogOptions) {

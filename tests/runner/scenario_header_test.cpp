@@ -93,6 +93,13 @@ TEST(ScenarioHeader, EmptyKey) {
             "s.py:1: unknown key '' (known keys: expect, drivers, timeout, needs, description, suppressions, implementations, capabilities, expect.IMPL)");
 }
 
+TEST(ScenarioHeader, AnEntryWithoutItsColonIsAnErrorNotAComment) {
+  EXPECT_EQ(error_of("# gilsan: expect = pass\n# gilsan timeout = 10\n"),
+            "s.py:2: a header line needs a colon after 'gilsan': '# gilsan: key = value'");
+  // A comment that only mentions gilsan stays a comment.
+  EXPECT_NO_THROW(parse_scenario_header("# gilsan: expect = pass\n# gilsan checks the run\n# gilsanx = 1\n", "s.py"));
+}
+
 TEST(ScenarioHeader, HeaderLineAfterCode) {
   EXPECT_EQ(error_of("# gilsan: expect = pass\nimport os\n\n# gilsan: timeout = 5\n"),
             "s.py:4: '# gilsan:' line after the header, which ended at line 2 (the first line of code)");

@@ -157,12 +157,42 @@ int child_sticky_error(const std::string&) {
   if (d.cuDeviceGet(&device, 0) != CUDA_SUCCESS || d.cuDevicePrimaryCtxRetain(&context, device) != CUDA_SUCCESS ||
       d.cuCtxSetCurrent(context) != CUDA_SUCCESS || d.cuStreamCreate(&stream, CU_STREAM_NON_BLOCKING) != CUDA_SUCCESS)
     return 4;
+  // Made before the fault, to be used and let go after it.
+  CUstream second;
+  CUevent event;
+  CUdeviceptr allocation = 0;
+  if (d.cuStreamCreate(&second, CU_STREAM_NON_BLOCKING) != CUDA_SUCCESS || d.cuEventCreate(&event, 0) != CUDA_SUCCESS ||
+      d.cuMemAlloc(&allocation, 4096) != CUDA_SUCCESS)
+    return 4;
   std::atomic<bool> ran{false};
   // An address no allocation holds: the kernel faults the context.
   report("launch", std::to_string(static_cast<int>(launch_fill_u32(d, stream, 0x1000, 7, 1024))));
   d.cuLaunchHostFunc(stream, &set_flag, &ran);
   report("synchronize", std::to_string(static_cast<int>(d.cuStreamSynchronize(stream))));
   report("host-function-ran", yes_no(ran.load()));
+  // What each kind of call returns on the failed context: the queries and the releases too.
+  auto after = [](const char* call, CUresult result) { report(std::string("after-fault ") + call, std::to_string(result)); };
+  std::atomic<bool> ran_after{false};
+  CUstream new_stream;
+  CUevent new_event;
+  CUdeviceptr new_allocation = 0;
+  CUcontext current = nullptr;
+  after("cuStreamQuery", d.cuStreamQuery(stream));
+  after("cuLaunchHostFunc", d.cuLaunchHostFunc(second, &set_flag, &ran_after));
+  after("cuEventRecord", d.cuEventRecord(event, second));
+  after("cuEventQuery", d.cuEventQuery(event));
+  after("cuEventSynchronize", d.cuEventSynchronize(event));
+  after("cuStreamCreate", d.cuStreamCreate(&new_stream, CU_STREAM_NON_BLOCKING));
+  after("cuEventCreate", d.cuEventCreate(&new_event, 0));
+  after("cuMemAlloc", d.cuMemAlloc(&new_allocation, 4096));
+  after("cuCtxSynchronize", d.cuCtxSynchronize());
+  after("cuCtxGetCurrent", d.cuCtxGetCurrent(&current));
+  after("cuMemFree", d.cuMemFree(allocation));
+  after("cuEventDestroy", d.cuEventDestroy(event));
+  after("cuStreamDestroy", d.cuStreamDestroy(second));
+  after("cuStreamDestroy-faulted", d.cuStreamDestroy(stream));
+  std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  report("host-function-after-fault-ran", yes_no(ran_after.load()));
   return 0;
 }
 

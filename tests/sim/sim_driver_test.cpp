@@ -313,6 +313,19 @@ TEST(Process, FaultingDeviceWorkMakesTheContextUnusable) {
   EXPECT_EQ(code(CUDA_SUCCESS), child.line_value("launch ")) << child.output();
   EXPECT_EQ(code(CUDA_ERROR_ILLEGAL_ADDRESS), child.line_value("synchronize ")) << child.output();
   EXPECT_EQ("no", child.line_value("host-function-ran ")) << child.output();
+  // Every call on the failed context, as the H200's driver answers it (docs/results/2026-12-04-0425Z-*).
+  const std::pair<const char*, CUresult> kAfterFault[] = {
+      {"cuStreamQuery", CUDA_ERROR_ILLEGAL_ADDRESS},    {"cuLaunchHostFunc", CUDA_ERROR_ILLEGAL_ADDRESS},
+      {"cuEventRecord", CUDA_ERROR_ILLEGAL_ADDRESS},    {"cuEventQuery", CUDA_ERROR_ILLEGAL_ADDRESS},
+      {"cuEventSynchronize", CUDA_ERROR_ILLEGAL_ADDRESS}, {"cuStreamCreate", CUDA_ERROR_ILLEGAL_ADDRESS},
+      {"cuEventCreate", CUDA_ERROR_ILLEGAL_ADDRESS},    {"cuMemAlloc", CUDA_ERROR_ILLEGAL_ADDRESS},
+      {"cuCtxSynchronize", CUDA_ERROR_ILLEGAL_ADDRESS}, {"cuCtxGetCurrent", CUDA_SUCCESS},
+      {"cuMemFree", CUDA_ERROR_ILLEGAL_ADDRESS},        {"cuEventDestroy", CUDA_ERROR_ILLEGAL_ADDRESS},
+      {"cuStreamDestroy", CUDA_ERROR_ILLEGAL_ADDRESS},  {"cuStreamDestroy-faulted", CUDA_ERROR_ILLEGAL_ADDRESS},
+  };
+  for (const auto& [call, result] : kAfterFault)
+    EXPECT_EQ(code(result), child.line_value(std::string("after-fault ") + call + " ")) << call << "\n" << child.output();
+  EXPECT_EQ("no", child.line_value("host-function-after-fault-ran ")) << child.output();
 }
 
 TEST(Process, ExitsWithWorkPendingAndACallbackThreadBlocked) {

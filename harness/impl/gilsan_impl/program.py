@@ -24,6 +24,26 @@ EMPTY_KERNEL_PTX = b"""
 """
 EMPTY_KERNEL_NAME = b"gilsan_spin_ns"
 
+# A kernel with the signature of gilsan's fill kernel (destination, value, count) that stores `value` at
+# `destination` once: given an address no allocation covers, it faults on the GPU and on the simulated
+# driver alike, and the context's error becomes sticky (CUDA_ERROR_ILLEGAL_ADDRESS).
+STORE_KERNEL_PTX = b"""
+.version 7.0
+.target sm_52
+.address_size 64
+.visible .entry gilsan_fill_u32(.param .u64 destination, .param .u32 value, .param .u64 count)
+{
+    .reg .u64 %rd<2>;
+    .reg .u32 %r<2>;
+    ld.param.u64 %rd1, [destination];
+    ld.param.u32 %r1, [value];
+    st.global.u32 [%rd1], %r1;
+    ret;
+}
+"""
+STORE_KERNEL_NAME = b"gilsan_fill_u32"
+UNMAPPED_ADDRESS = 0x8  # the first page is never mapped on the device
+
 
 def napping_host_function(seconds=0.3):
     """A Python host function that says it started, then sleeps with the GIL released: while it runs,
@@ -135,6 +155,17 @@ class Driver:
         arguments = (ctypes.c_void_p * 1)(ctypes.cast(ctypes.pointer(argument), ctypes.c_void_p))
         self._call("cuLaunchKernel", ctypes.c_void_p(function), 1, 1, 1, 1, 1, 1, 0, ctypes.c_void_p(stream_handle),
                    arguments, None)
+
+    def fault(self, stream_handle):
+        """Enqueues a store to an unmapped address on the stream: when the device gets there the context
+        fails with a sticky error, and every call on it from then on returns that error."""
+        function = ctypes.c_void_p()
+        self._call("cuModuleGetFunction", ctypes.byref(function), ctypes.c_void_p(self.load_module(STORE_KERNEL_PTX)),
+                   ctypes.c_char_p(STORE_KERNEL_NAME))
+        destination, value, count = ctypes.c_uint64(UNMAPPED_ADDRESS), ctypes.c_uint32(1), ctypes.c_uint64(1)
+        arguments = (ctypes.c_void_p * 3)(*(ctypes.cast(ctypes.pointer(a), ctypes.c_void_p)
+                                            for a in (destination, value, count)))
+        self._call("cuLaunchKernel", function, 1, 1, 1, 1, 1, 1, 0, ctypes.c_void_p(stream_handle), arguments, None)
 
     def unload_library(self, library):
         self._call("cuLibraryUnload", ctypes.c_void_p(library))
