@@ -1,5 +1,8 @@
 #include "checkers/core/report_sink.h"
 
+#include <fcntl.h>
+#include <unistd.h>
+
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
@@ -26,7 +29,10 @@ void JsonFileSink::on_finish(const RunSummary& summary) {
 void JsonFileSink::write(const RunSummary* finished) {
   const std::string text = render_json(reports_, finished);
   const std::string temporary = path_ + ".tmp";
-  std::FILE* file = std::fopen(temporary.c_str(), "w");
+  // For the user only, and never through a link someone left at the temporary name.
+  const int fd = ::open(temporary.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0600);
+  std::FILE* file = fd >= 0 ? ::fdopen(fd, "w") : nullptr;
+  if (fd >= 0 && file == nullptr) ::close(fd);
   if (!file) {
     throw ReportWriteError("report_path " + path_ + ": cannot create " + temporary + ": " +
                            std::strerror(errno));

@@ -50,6 +50,9 @@ struct ScenarioResult {
   SupervisedRun run;
   std::optional<WatchdogFindings> watchdog;  // the watchdog's hang or crash report, when it saw one
   std::optional<SanitizerFindings> sanitizer;  // what the child's sanitizer reported (--sanitize on)
+  // Set when a suite kept only the summary of this run (suite.h): the failure excerpt it had, the
+  // output and the reports themselves being gone.
+  std::optional<std::string> kept_excerpt;
 
   ResultStatus status() const;
 };

@@ -7,6 +7,7 @@
 
 #ifdef GILSAN_WITH_SANITIZER
 #include <dlfcn.h>
+#include <fcntl.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -280,6 +281,9 @@ void start_scenario_sanitizer() {
   auto child = std::make_unique<ChildSanitizer>();
   std::ostream* text_out = &std::cerr;
   if (const std::string_view text_path = environment(kSanitizerTextVariable); !text_path.empty()) {
+    // Made by us, for the user only, before the stream opens it (an ofstream would leave it to the umask).
+    const int fd = ::open(std::string(text_path).c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0600);
+    if (fd >= 0) ::close(fd);
     child->text_file.open(std::string(text_path));
     if (!child->text_file) throw std::runtime_error("sanitizer: cannot write " + std::string(text_path));
     text_out = &child->text_file;

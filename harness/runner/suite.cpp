@@ -11,12 +11,29 @@
 #include "harness/runner/conformance_markdown.h"
 #include "harness/runner/conformance_vocabulary.h"
 #include "harness/runner/junit_report.h"
+#include "harness/runner/suite_matrix.h"
 #include "harness/runner/suite_results_json.h"
 
 namespace gilsan {
 namespace {
 
 namespace fs = std::filesystem;
+
+// What a suite keeps of a finished run when no JUnit file will embed its output: the outcome, its
+// numbers and the failure excerpt. The output (up to 16 MiB a stream) and the reports were shown as the
+// run ended; keeping them would make a suite's memory grow with every run (ctest runner.soak.*).
+void keep_only_the_summary(ScenarioResult& result) {
+  // Only failures show an excerpt; a long line (output without newlines) is cut where no terminal shows more.
+  constexpr std::size_t kLongestExcerpt = 4096;
+  const ResultStatus status = result.status();
+  std::string excerpt = status == ResultStatus::Failed || status == ResultStatus::HarnessError ? failure_excerpt(result) : "";
+  if (excerpt.size() > kLongestExcerpt) excerpt = excerpt.substr(0, kLongestExcerpt) + "...\n";
+  result.kept_excerpt = std::move(excerpt);
+  std::string().swap(result.run.stdout_text);
+  std::string().swap(result.run.stderr_text);
+  result.watchdog.reset();
+  result.sanitizer.reset();
+}
 
 bool is_scenario_file(const fs::path& path) {
   return path.extension() == ".py" && !path.filename().string().starts_with('_');
@@ -141,6 +158,7 @@ SuiteSummary run_suite(const SuiteSettings& settings, const std::vector<SuiteIte
       count_result(result.status(), summary);
       if (summary.interrupted) stop = true;
       on_result(result);
+      if (!settings.junit_path) keep_only_the_summary(result);
       results[index] = std::move(result);
     }
   };

@@ -89,6 +89,7 @@ std::string conformance_matrix(const std::vector<ScenarioResult>& results) {
 }
 
 std::string failure_excerpt(const ScenarioResult& result) {
+  if (result.kept_excerpt) return *result.kept_excerpt;
   if (result.watchdog) return first_lines(result.watchdog->text, 6);
   if (result.sanitizer && !result.sanitizer->checkers.empty()) return first_lines(result.sanitizer->text, 6);
   return last_lines(result.run.stderr_text, 6);

@@ -75,6 +75,10 @@ ApiScope::~ApiScope() { driverhooks::api_exit(describe(name_, context_, target_)
 
 void ApiScope::apply_policy(EntryId entry) {
   auto& driver = SimDriver::instance();
+  if (const CUresult failure = driver.injected_failures().next(entry); failure != CUDA_SUCCESS) {
+    result_ = failure;
+    return;
+  }
   const Policy& policy = driver.policy();
   if (current_callback() != nullptr) {
     switch (policy.inside[entry.index]) {

@@ -64,6 +64,13 @@ CUresult SimDriver::initialize() {
 CUresult SimDriver::configure(Lock&) {
   try {
     int count = device_count_from_environment();
+    if (const char* failures = std::getenv("GILSAN_SIM_FAIL"); failures != nullptr && *failures != '\0') {
+      try {
+        injected_failures_ = InjectedFailures::parse(failures);
+      } catch (const std::invalid_argument& error) {
+        throw ConfigurationError(error.what());
+      }
+    }
     const char* path = std::getenv("GILSAN_SIM_PROFILE");
     if (path != nullptr && *path != '\0') {
       profile_ = load_driver_profile(path);

@@ -23,6 +23,7 @@
 #include "harness/profile/driver_profile.h"
 #include "harness/simcuda/sim_entry_points.h"
 #include "harness/simcuda/sim_handle_table.h"
+#include "harness/simcuda/sim_injected_failures.h"
 
 namespace gilsan::sim {
 
@@ -66,6 +67,8 @@ class SimDriver {
   // Valid once initialized() is true; never change afterwards.
   const DriverProfile& profile() const { return profile_; }
   const Policy& policy() const { return policy_; }
+  // GILSAN_SIM_FAIL's calls that fail on purpose (sim_injected_failures.h); set once, at cuInit.
+  InjectedFailures& injected_failures() { return injected_failures_; }
   const char* profile_source() const { return profile_source_.c_str(); }
   const char* profile_json() const { return profile_json_.c_str(); }
   int device_count() const { return static_cast<int>(devices_.size()); }
@@ -111,6 +114,7 @@ class SimDriver {
   CUresult init_result_ = CUDA_ERROR_NOT_INITIALIZED;
   DriverProfile profile_;
   Policy policy_;
+  InjectedFailures injected_failures_;
   std::string profile_source_;
   std::string profile_json_;
   std::string last_error_;

@@ -166,6 +166,9 @@ TEST(JsonFileSink, FileIsRewrittenAfterEachReportAndCompletedAtFinish) {
   EXPECT_EQ(after["complete"], true);
   EXPECT_EQ(after["reports"].size(), 1u);
   EXPECT_FALSE(std::filesystem::exists(path.string() + ".tmp"));
+  // Reports name threads, stacks and paths: the file is its owner's alone, whatever the umask.
+  EXPECT_EQ(std::filesystem::status(path).permissions() & std::filesystem::perms::all,
+            std::filesystem::perms::owner_read | std::filesystem::perms::owner_write);
   std::filesystem::remove(path);
 }
 

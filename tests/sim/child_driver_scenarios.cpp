@@ -196,6 +196,28 @@ int child_sticky_error(const std::string&) {
   return 0;
 }
 
+// Three host-function launches under GILSAN_SIM_FAIL (set by the test): what each returned, and how
+// many of the host functions ran.
+int child_injected_failures(const std::string&) {
+  const DriverTable& d = driver();
+  CUdevice device = 0;
+  CUcontext context = nullptr;
+  CUstream stream;
+  if (d.cuInit(0) != CUDA_SUCCESS || d.cuDeviceGet(&device, 0) != CUDA_SUCCESS ||
+      d.cuDevicePrimaryCtxRetain(&context, device) != CUDA_SUCCESS || d.cuCtxSetCurrent(context) != CUDA_SUCCESS ||
+      d.cuStreamCreate(&stream, CU_STREAM_NON_BLOCKING) != CUDA_SUCCESS)
+    return 4;
+  std::atomic<int> ran{0};
+  auto count = [](void* counter) { static_cast<std::atomic<int>*>(counter)->fetch_add(1); };
+  std::string results;
+  for (int i = 0; i < 3; ++i)
+    results += (i ? " " : "") + std::to_string(static_cast<int>(d.cuLaunchHostFunc(stream, count, &ran)));
+  report("launches", results);
+  report("synchronize", std::to_string(static_cast<int>(d.cuStreamSynchronize(stream))));
+  report("ran", std::to_string(ran.load()));
+  return 0;
+}
+
 int child_exit_with_pending_work(const std::string&) {
   const DriverTable& d = driver();
   CUdevice device = 0;

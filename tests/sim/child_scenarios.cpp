@@ -15,6 +15,7 @@ int child_topology(const std::string&);
 int child_enqueue_depth(const std::string&);
 int child_sticky_error(const std::string&);
 int child_exit_with_pending_work(const std::string&);
+int child_injected_failures(const std::string&);
 
 const ChildScenario* find_child_scenario(const std::string& name) {
   static const ChildScenario kScenarios[] = {
@@ -29,6 +30,7 @@ const ChildScenario* find_child_scenario(const std::string& name) {
       {"enqueue-depth", child_enqueue_depth},
       {"sticky-error", child_sticky_error},
       {"exit-with-pending-work", child_exit_with_pending_work},
+      {"injected-failures", child_injected_failures},
   };
   for (const ChildScenario& scenario : kScenarios)
     if (name == scenario.name) return &scenario;

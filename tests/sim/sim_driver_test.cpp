@@ -238,6 +238,39 @@ TEST(SimConfiguration, BadDeviceCountFailsCuInit) {
   }
 }
 
+TEST(SimConfiguration, InjectedFailuresFailTheCallsTheySay) {
+  SIM_ONLY();
+  ChildProcess child(child_arguments({"injected-failures"}),
+                     {{"GILSAN_SIM_FAIL", "cuLaunchHostFunc=CUDA_ERROR_OUT_OF_MEMORY:after=1:count=1"}});
+  ASSERT_TRUE(child.wait_for_exit(kHangTimeout)) << child.output();
+  EXPECT_EQ("0 2 0", child.line_value("launches ")) << "the second launch, only" << child.output();
+  EXPECT_EQ("0", child.line_value("synchronize ")) << child.output();
+  EXPECT_EQ("2", child.line_value("ran ")) << "a refused launch enqueues nothing" << child.output();
+  ChildProcess numbered(child_arguments({"injected-failures"}), {{"GILSAN_SIM_FAIL", "cuLaunchHostFunc=700"}});
+  ASSERT_TRUE(numbered.wait_for_exit(kHangTimeout)) << numbered.output();
+  EXPECT_EQ("700 700 700", numbered.line_value("launches ")) << numbered.output();
+}
+
+TEST(SimConfiguration, ABadInjectedFailureFailsCuInitNamingTheItem) {
+  SIM_ONLY();
+  const std::pair<const char*, const char*> kBad[] = {
+      {"cuLaunchHostFunk=2", "'cuLaunchHostFunk' is not an entry point"},
+      {"cuLaunchHostFunc=CUDA_ERROR_BOGUS", "'CUDA_ERROR_BOGUS' is no failing CUresult"},
+      {"cuLaunchHostFunc=0", "'0' is no failing CUresult"},
+      {"cuLaunchHostFunc=2:after=x", "after must be a whole number"},
+      {"cuLaunchHostFunc=2:count=0", "count must be at least 1"},
+      {"cuLaunchHostFunc=2:every=3", "unknown option 'every=3'"},
+      {"cuLaunchHostFunc=2,cuLaunchHostFunc=3", "named twice"},
+      {"cuLaunchHostFunc", "expected ENTRY=RESULT"},
+  };
+  for (const auto& [value, message] : kBad) {
+    ChildProcess child(child_arguments({"init"}), {{"GILSAN_SIM_FAIL", value}});
+    ASSERT_TRUE(child.wait_for_exit(kHangTimeout)) << child.output();
+    EXPECT_EQ(code(CUDA_ERROR_INVALID_VALUE), child.line_value("cuInit ")) << value << "\n" << child.output();
+    EXPECT_NE(std::string::npos, child.line_value("last-error ").find(message)) << value << "\n" << child.output();
+  }
+}
+
 TEST(SimConfiguration, TwoDevicesEachWithTheirOwnContextAndMemory) {
   SIM_ONLY();
   ChildProcess child(child_arguments({"devices"}), {{"GILSAN_SIM_DEVICES", "2"}});
