@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Runs gilsan against the real driver on a GPU machine and collects the outputs for docs/results/.
 # Usage: ci/gpu-run.sh OUTPUT_DIR [step...]; steps: build sim-tests suite conformance forwarding peers program
-# overhead probe probe-diff watchdog copy-bench inject (default: build sim-tests suite probe).
+# overhead probe probe-diff watchdog copy-bench inject hardening (default: build sim-tests suite probe).
 # The GPU machine has Python 3.12 with libpython3.12.so, cmake and ninja in /opt/torch/.venv, nvcc.
 set -uo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -115,6 +115,40 @@ for step in "${steps[@]}"; do
       # The injected sanitizer on CuPy / cuda.core programs, and its overhead per host function.
       "$root/tests/checkers/gpu/run_gpu_checks.sh" "$build" /opt/torch/.venv/bin/python >>"$log" 2>&1
       tar -czf "$out/inject.tar.gz" -C "$build" gpu-checks ;;
+    hardening)
+      # docs/reliability.md on the real driver: the child faults (classified, nothing left), --max-rss, an
+      # unusable driver as one line before anything runs, and libgilsan_inject.so in a program that
+      # knows nothing of gilsan (the bare real driver: the CUPTI path).
+      python3 "$root/tests/runner/check_faults.py" "$build/bin/gilsan" "$root/tests/runner/data/faults" real >>"$log" 2>&1
+      echo "faults on real: exit $?" >>"$log"
+      "$build/bin/gilsan" run "$root/tests/runner/data/memory/grows_without_bound.py" --driver real --max-rss 1G >>"$log" 2>&1
+      echo "--max-rss 1G on real: exit $?" >>"$log"
+      # What a CUDA process holds resident before the scenario does anything: what a limit must leave room for.
+      "$build/bin/gilsan" run "$root/tests/runner/data/scenarios/pass.py" --driver real --max-rss 64G --report json \
+        -o "$out/pass-real-rss.json" >>"$log" 2>&1
+      echo "pass.py on real, peak resident bytes: $(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["peak_resident_bytes"])' "$out/pass-real-rss.json")" >>"$log"
+      GILSAN_SIM_FAIL=cuInit=CUDA_ERROR_NO_DEVICE LD_LIBRARY_PATH="$build/tests/runner/sim-as-real" \
+        "$build/bin/gilsan" suite "$root/tests/runner/data/scenarios" --driver real >>"$log" 2>&1
+      echo "unusable driver: exit $? (2 expected, one line above)" >>"$log"
+      for flag in "" --clean; do
+        CUDA_INJECTION64_PATH="$build/checkers/inject/libgilsan_inject.so" GILSAN_REPORT="$out/unrelated${flag}.json" \
+          /usr/bin/python3.12 "$root/tests/runner/data/programs/unrelated_app_with_injected_sanitizer.py" $flag >>"$log" 2>&1
+        echo "unrelated program ${flag:-(calls the driver in its host function)}: exit $?" >>"$log"
+      done
+      # A device reset with host functions queued (docs/reliability.md, "Driver faults"): the measurement,
+      # then the scenario that holds the reference module to it.
+      for which in reset destroy; do
+        PYTHONPATH="$build/python" /usr/bin/python3.12 \
+          "$root/docs/results/2026-12-04-0950Z-h200-580.159.04-hardening/reset_experiment.py" $which >>"$log" 2>&1
+        echo "reset experiment ($which): exit $?" >>"$log"
+      done
+      "$build/bin/gilsan" run "$root/tests/runner/data/driver_faults/context_reset_runs_queued_host_functions.py" \
+        --driver real >>"$log" 2>&1
+      echo "context reset scenario on real: exit $?" >>"$log"
+      # The CPU machine's hardening tests, on this machine's build.
+      ctest --test-dir "$build" -R "runner\.(usage|malformed|injected|faults|security|driver_faults|soak)|fuzz\." \
+        --output-on-failure -j8 >>"$log" 2>&1
+      echo "hardening ctests: exit $?" >>"$log" ;;
     *) echo "unknown step $step" >>"$log" ;;
   esac
   echo "# exit: $?" >>"$log"

@@ -4,8 +4,9 @@
 # from pip, and no package registry) installs nothing and needs none.
 #   required: cmake, ninja, a C++20 compiler, the embedded Python's headers, GoogleTest and GoogleMock,
 #             nlohmann-json, Google Benchmark, and the CUDA Toolkit (nvcc, cuda.h) under /usr/local/cuda
-#   optional: valgrind (without it, its Helgrind test is skipped, saying so) and python3-venv (without it,
-#             the peers' conformance tests are left out, saying so)
+#   optional: valgrind (without it, its Helgrind test is skipped, saying so), python3-venv (without it,
+#             the peers' conformance tests are left out, saying so), clang with libFuzzer (ci/fuzz.sh)
+#             and clang-tidy (ci/tidy.sh): without them ci/test.sh skips those steps, saying so
 set -euo pipefail
 python=${GILSAN_PYTHON:-/usr/bin/python3}
 required=()
@@ -31,6 +32,13 @@ header gmock/gmock.h || required+=(libgmock-dev)
 header nlohmann/json.hpp || required+=(nlohmann-json3-dev)
 header benchmark/benchmark.h || required+=(libbenchmark-dev)
 has_command valgrind || optional+=(valgrind)
+has_libfuzzer() {
+  has_command clang++ || return 1
+  local library
+  library=$(clang++ -print-file-name=libclang_rt.fuzzer-x86_64.a 2>/dev/null) && [[ $library == /* && -e $library ]]
+}
+has_libfuzzer || optional+=(clang libclang-rt-14-dev)
+has_command run-clang-tidy || optional+=(clang-tidy)
 
 if ((${#required[@]} + ${#optional[@]})); then
   if has_command apt-get && [[ $(id -u) == 0 ]]; then

@@ -1,12 +1,20 @@
 #!/usr/bin/env bash
-# Runs every test: a plain build, an ASan+UBSan build, and a TSan build of the concurrent parts.
-# Usage: ci/test.sh [plain|asan|tsan]... (default: all three)
+# Runs every test: a plain build, an ASan+UBSan build, a TSan build of the concurrent parts, a bounded
+# libFuzzer run of the input parsers (ci/fuzz.sh) and clang-tidy (ci/tidy.sh).
+# Usage: ci/test.sh [plain|asan|tsan|fuzz|tidy]... (default: all five)
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
 "$root/ci/install-deps.sh"
 modes=("$@")
-((${#modes[@]})) || modes=(plain asan tsan)
+((${#modes[@]})) || modes=(plain asan tsan fuzz tidy)
+# clang-tidy needs only the plain build's compile_commands.json, and the test phases leave the CPUs
+# idle much of the time (children waiting on watchdogs and timeouts): when both are asked for, it runs
+# in the background from the plain build on, at the lowest priority, and `tidy` waits for it.
+tidy_pid=""
+tidy_log=""
+wants_tidy=0
+for mode in "${modes[@]}"; do [[ $mode == tidy ]] && wants_tidy=1; done
 jobs=$(nproc)
 # Sanitizer builds at -O1 with line tables only: what the sanitizers recommend for their speed, with
 # symbolized file:line stacks, and about half the compile time of -O2 -g on a 2-core CI machine.
@@ -20,6 +28,11 @@ for mode in "${modes[@]}"; do
       # Line tables only (-g1): symbolized stacks at a smaller compile and link time than -g.
       ci/build.sh build "-DCMAKE_CXX_FLAGS_RELWITHDEBINFO=-O2 -g1 -DNDEBUG" "-DCMAKE_C_FLAGS_RELWITHDEBINFO=-O2 -g1 -DNDEBUG" \
         "-DGILSAN_PEERS_VENV=$peers"
+      if ((wants_tidy)); then
+        tidy_log=$(mktemp "${TMPDIR:-/tmp}/gilsan-ci-tidy-XXXXXX")
+        nice -n 19 ci/tidy.sh build "$jobs" >"$tidy_log" 2>&1 &
+        tidy_pid=$!
+      fi
       ctest --test-dir build --output-on-failure -j"$jobs" --timeout 300
       ;;
     asan)
@@ -35,6 +48,27 @@ for mode in "${modes[@]}"; do
       TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1 \
         ctest --test-dir build-tsan --output-on-failure -j"$jobs" --timeout 600
       ;;
-    *) echo "ci/test.sh: unknown mode '$mode' (plain, asan, tsan)" >&2; exit 2 ;;
+    fuzz)
+      # ci/fuzz.sh exits 3 when clang or libFuzzer is missing (a machine where install-deps could not add them).
+      fuzz_status=0
+      ci/fuzz.sh 10 build-fuzz || fuzz_status=$?
+      if ((fuzz_status == 3)); then echo "ci/test.sh: fuzz skipped (see above)"; elif ((fuzz_status)); then exit "$fuzz_status"; fi
+      ;;
+    tidy)
+      if [[ -n $tidy_pid ]]; then
+        tidy_status=0
+        wait "$tidy_pid" || tidy_status=$?
+        cat "$tidy_log"
+        rm -f "$tidy_log"
+        # 3: clang-tidy is not installed here (skipped, saying so).
+        ((tidy_status == 0 || tidy_status == 3)) || exit "$tidy_status"
+      else
+        [[ -f build/compile_commands.json ]] || ci/build.sh build
+        tidy_status=0
+        ci/tidy.sh build "$jobs" || tidy_status=$?
+        ((tidy_status == 0 || tidy_status == 3)) || exit "$tidy_status"
+      fi
+      ;;
+    *) echo "ci/test.sh: unknown mode '$mode' (plain, asan, tsan, fuzz, tidy)" >&2; exit 2 ;;
   esac
 done

@@ -9,6 +9,7 @@
 
 #include "checkers/core/report_json.h"
 #include "checkers/core/report_text.h"
+#include "harness/text/errno_text.h"
 
 namespace gilsan::checkers {
 
@@ -35,14 +36,14 @@ void JsonFileSink::write(const RunSummary* finished) {
   if (fd >= 0 && file == nullptr) ::close(fd);
   if (!file) {
     throw ReportWriteError("report_path " + path_ + ": cannot create " + temporary + ": " +
-                           std::strerror(errno));
+                           errno_text(errno));
   }
   const bool written = std::fwrite(text.data(), 1, text.size(), file) == text.size();
   const bool closed = std::fclose(file) == 0;
   if (!written || !closed || std::rename(temporary.c_str(), path_.c_str()) != 0) {
     const int error = errno;
     std::remove(temporary.c_str());
-    throw ReportWriteError("report_path " + path_ + ": cannot write: " + std::strerror(error));
+    throw ReportWriteError("report_path " + path_ + ": cannot write: " + errno_text(error));
   }
 }
 

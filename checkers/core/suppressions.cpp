@@ -1,4 +1,5 @@
 #include "checkers/core/suppressions.h"
+#include "harness/text/printable.h"
 
 #include <fstream>
 #include <sstream>
@@ -14,7 +15,7 @@ std::string_view trim(std::string_view text) {
 }
 
 [[noreturn]] void fail(std::string_view file, int line, const std::string& message) {
-  throw SuppressionError(std::string(file) + ":" + std::to_string(line) + ": " + message);
+  throw SuppressionError(printable(std::string(file) + ":" + std::to_string(line) + ": " + message));
 }
 
 }  // namespace
@@ -104,10 +105,10 @@ Suppressions Suppressions::parse(std::string_view text, std::string_view file_na
 
 Suppressions Suppressions::load(const std::string& path) {
   std::ifstream file(path);
-  if (!file) throw SuppressionError(path + ": cannot open the suppression file");
+  if (!file) throw SuppressionError(printable(path) + ": cannot open the suppression file");
   std::ostringstream text;
   text << file.rdbuf();
-  if (file.bad()) throw SuppressionError(path + ": cannot read the suppression file");
+  if (file.bad()) throw SuppressionError(printable(path) + ": cannot read the suppression file");
   return parse(text.str(), path);
 }
 

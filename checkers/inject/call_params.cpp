@@ -1,6 +1,6 @@
 // The one translation unit that includes generated_cuda_meta.h: its structs use cuda.h's versioned
 // types (CUdeviceptr_v1, ...), which cuda.h declares only under __CUDA_API_VERSION_INTERNAL.
-#define __CUDA_API_VERSION_INTERNAL 1
+#define __CUDA_API_VERSION_INTERNAL 1  // NOLINT(bugprone-reserved-identifier): cuda.h's own switch
 #include <cuda.h>
 #include <generated_cuda_meta.h>
 

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "harness/board/board_writer.h"
+#include "harness/text/errno_text.h"
 
 namespace gilsan::board {
 namespace {
@@ -32,7 +33,7 @@ std::string choose_parent_directory(const BoardRegionOptions& options) {
 }
 
 [[noreturn]] void fail(const std::string& what, const std::string& path, int error) {
-  throw BoardError("board: " + what + " " + path + ": " + std::strerror(error));
+  throw BoardError("board: " + what + " " + path + ": " + errno_text(error));
 }
 
 }  // namespace

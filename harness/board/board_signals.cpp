@@ -89,7 +89,7 @@ void crash_handler(int signal_number, siginfo_t* info, void* ucontext) {
 void give_thread_an_alternate_stack() {
   stack_t current {};
   if (::sigaltstack(nullptr, &current) == 0 && (current.ss_flags & SS_DISABLE) == 0) return;
-  constexpr std::size_t kSize = 64 * 1024;
+  constexpr std::size_t kSize = std::size_t{64} * 1024;
   void* memory = ::mmap(nullptr, kSize, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
   if (memory == MAP_FAILED) return;
   stack_t alternate {};

@@ -233,7 +233,10 @@ const CaseLine* CaseResult::find(std::string_view wanted) const {
 
 std::string CaseResult::how_it_ended() const {
   if (killed_at_deadline) return "killed at its deadline after " + std::to_string(elapsed.count()) + " ms";
-  if (signal != 0) return std::string("killed by signal ") + std::to_string(signal) + " (" + strsignal(signal) + ")";
+  if (signal != 0) {
+    const char* description = ::sigdescr_np(signal);  // thread-safe, unlike strsignal; null when unknown
+    return "killed by signal " + std::to_string(signal) + " (" + (description != nullptr ? description : "unknown") + ")";
+  }
   return "exited with status " + std::to_string(exit_code);
 }
 

@@ -49,9 +49,10 @@ void write_file(const std::string& path, const std::string& text) {
 // in every case child; it is set here, once, before any thread or driver exists.
 void configure_simulated_driver(const ProbeOptions& options) {
   if (options.profile) {
-    ::setenv("GILSAN_SIM_PROFILE", options.profile->c_str(), 1);
+    ::setenv("GILSAN_SIM_PROFILE", options.profile->c_str(), 1);  // NOLINT(concurrency-mt-unsafe): no thread yet
   } else {
-    ::unsetenv("GILSAN_SIM_PROFILE");  // only --profile chooses, never a stale shell variable
+    // Only --profile chooses, never a stale shell variable.
+    ::unsetenv("GILSAN_SIM_PROFILE");  // NOLINT(concurrency-mt-unsafe): no thread yet
   }
 }
 

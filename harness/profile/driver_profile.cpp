@@ -8,6 +8,7 @@
 #include <sstream>
 
 #include "harness/driver/driver_entry_points.h"
+#include "harness/text/printable.h"
 
 namespace gilsan {
 namespace {
@@ -22,7 +23,7 @@ class SourceText {
 
   [[noreturn]] void fail_at_offset(size_t offset, const std::string& message) const {
     size_t line = 1 + static_cast<size_t>(std::count(text_.begin(), text_.begin() + std::min(offset, text_.size()), '\n'));
-    throw DriverProfileError(source_ + ":" + std::to_string(line) + ": " + message);
+    throw DriverProfileError(printable(source_ + ":" + std::to_string(line) + ": " + message));
   }
 
   [[noreturn]] void fail_at_key(std::string_view section, std::string_view key, const std::string& message) const {
@@ -216,7 +217,7 @@ DriverProfile parse_driver_profile(std::string_view json_text, const std::string
 
 DriverProfile load_driver_profile(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
-  if (!in) throw DriverProfileError(path + ":1: cannot open driver profile");
+  if (!in) throw DriverProfileError(printable(path) + ":1: cannot open driver profile");
   std::stringstream buffer;
   buffer << in.rdbuf();
   return parse_driver_profile(buffer.str(), path);

@@ -17,7 +17,7 @@ namespace gilsan::pymodule {
 class HostCopyWorkers {
  public:
   // Parts are never smaller than this: below it, waking a helper costs more than the copy it would do.
-  static constexpr std::size_t kMinPartBytes = 64 * 1024;
+  static constexpr std::size_t kMinPartBytes = std::size_t{64} * 1024;
   static constexpr unsigned kMaxThreads = 256;
 
   // `threads` in 1..kMaxThreads, the caller of copy() included (so threads - 1 helpers are started).

@@ -10,6 +10,7 @@
 
 #include "harness/runner/captured_output.h"
 #include "harness/runner/process_group.h"
+#include "harness/runner/resident_memory.h"
 #include "harness/runner/run_marker.h"
 
 namespace gilsan {
@@ -115,6 +116,18 @@ SupervisedRun ChildSupervisor::run() {
       run.timed_out = true;
       terminate(now);
       continue;
+    }
+    if (settings_.max_resident_bytes) {
+      const std::size_t resident = resident_bytes_of_tree(pid);
+      run.peak_resident_bytes = std::max(run.peak_resident_bytes, resident);
+      if (resident > *settings_.max_resident_bytes) {
+        // No grace period: given one, a process that is eating memory eats more.
+        run.memory_limit_exceeded = true;
+        signal_process_group(pid, SIGKILL);
+        kill_at = now;
+        run.needed_sigkill = true;
+        continue;
+      }
     }
     for (SupervisionHook* hook : hooks_) {
       if (std::optional<Verdict> verdict = hook->on_tick(pid)) {

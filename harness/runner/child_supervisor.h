@@ -43,12 +43,18 @@ struct SupervisionSettings {
   std::chrono::milliseconds termination_grace{2'000};
   // After the child ended: how long to wait for the rest of its group to die and its pipes to close.
   std::chrono::milliseconds cleanup_limit{5'000};
-  std::size_t output_limit_bytes = 16 * 1024 * 1024;
+  std::size_t output_limit_bytes = std::size_t{16} * 1024 * 1024;
+  // --max-rss: the child's process tree is killed (SIGKILL, as the kernel's OOM killer would) once
+  // its resident memory passes this (resident_memory.h). Checked every tick, so a process that
+  // allocates fast passes it by what it allocates in one tick.
+  std::optional<std::size_t> max_resident_bytes;
 };
 
 struct SupervisedRun {
   int wait_status = 0;              // the child's raw waitpid status
   bool timed_out = false;
+  bool memory_limit_exceeded = false;  // --max-rss ended it
+  std::size_t peak_resident_bytes = 0;  // of the process tree, measured only under --max-rss
   std::optional<Verdict> verdict;   // from a hook
   bool needed_sigkill = false;      // the child outlived SIGTERM by the grace period
   std::string stdout_text;

@@ -12,6 +12,7 @@
 #include "harness/profile/driver_profile.h"
 #include "harness/runner/conformance_vocabulary.h"
 #include "harness/runner/output_path.h"
+#include "harness/runner/resident_memory.h"
 
 namespace gilsan {
 namespace {
@@ -134,6 +135,11 @@ bool take_run_option(ArgumentCursor& cursor, std::string_view option, RunSetting
     settings.profile_path = checked_profile(cursor.value_of(option));
   } else if (option == "--timeout") {
     settings.timeout_override_seconds = checked_timeout(cursor.value_of(option));
+  } else if (option == "--max-rss") {
+    const std::string value = cursor.value_of(option);
+    settings.max_resident_bytes = parse_byte_size(value);
+    if (!settings.max_resident_bytes)
+      throw UsageError("--max-rss must be a size such as 512M or 2G (K, M, G: KiB, MiB, GiB), not '" + value + "'");
   } else if (option == "--quiet-ms") {
     settings.watchdog.quiet = checked_quiet(cursor.value_of(option));
   } else if (option == "--sanitize") {
@@ -339,6 +345,10 @@ Command parse_command_line(std::span<const std::string_view> arguments) {
   if (command == "run") return parse_run(rest);
   if (command == "suite") return parse_suite(rest);
   if (command == "merge") return parse_merge(rest);
+  if (command == "explain") {
+    if (rest.size() > 1) throw UsageError("gilsan explain takes one name, a deadlock class or a checker");
+    return ExplainCommand{rest.empty() ? std::string() : std::string(rest.front())};
+  }
   if (command == kScenarioChildCommand) return parse_child(rest);
   if (command == kProgramChildCommand) return parse_program_child(rest);
   throw UsageError("unknown command '" + std::string(command) + "'");
@@ -346,18 +356,20 @@ Command parse_command_line(std::span<const std::string_view> arguments) {
 
 std::string usage_text() {
   return R"(usage:
-  gilsan run SCENARIO.py [--driver auto|real|sim] [--profile FILE] [--timeout SECONDS]
+  gilsan run SCENARIO.py [--driver auto|real|sim] [--profile FILE] [--timeout SECONDS] [--max-rss SIZE]
                          [--python-env VENV] [--report text|json] [-o REPORT_FILE]
                          [--quiet-ms N] [--dot FILE] [--sanitize on|off] [--impl NAME]
   gilsan run [--driver ...] [--expect OUTCOME] [--timeout SECONDS] [--report ...] [-o FILE]
              [--quiet-ms N] [--dot FILE] [--sanitize on|off] -- COMMAND [ARGS...]
-  gilsan suite [PATH...] [--driver auto|real|sim] [--profile FILE] [--timeout SECONDS]
+  gilsan suite [PATH...] [--driver auto|real|sim] [--profile FILE] [--timeout SECONDS] [--max-rss SIZE]
                          [--python-env VENV] [--junit FILE] [--json FILE] [--markdown FILE] [--filter TEXT]
                          [--quiet-ms N] [--sanitize on|off] [--impl NAME,...] [--jobs N]
                          [--shard I/N]
   gilsan merge RESULTS.json... [--json FILE] [--junit FILE] [--markdown FILE] [--compare OTHER.json]
-  gilsan probe [--driver real|sim] [--profile IN] [-o PROFILE.json] [--markdown FILE]
+  gilsan probe [--driver auto|real|sim] [--profile IN] [-o PROFILE.json] [--markdown FILE]
+               [--jobs N] [--enqueue-limit N] [--cudart PATH]
   gilsan probe --diff A.json B.json
+  gilsan explain [CLASS|CHECKER]
   gilsan --help
 
 run     runs one scenario in a child process with an embedded Python and reports its outcome
@@ -371,12 +383,16 @@ suite   runs every *.py scenario under each PATH (default: )" +
         one line each, then "N passed, N failed, N skipped".
 merge   joins the --json files of a suite's shards (gilsan suite --shard i/n) into one set of results:
         the matrix, the failures, the summary line, and --json/--junit/--markdown files of the whole.
+explain prints what a deadlock class or a sanitizer checker is, a minimal example and how to fix it
+        (the pages of docs/explain/); without a name, lists them.
 probe   measures what the driver blocks and allows around host functions (docs/probe.md; its own
         exit codes are listed there).
 
   --driver       the CUDA driver the gilsan module uses (default auto: real if usable, else sim)
   --profile      the simulated driver's behaviour profile (JSON)
   --timeout      seconds before the scenario is stopped; overrides the header's timeout (default 60)
+  --max-rss      kill the scenario (SIGKILL) once the resident memory of its processes passes SIZE
+                 (512M, 2G); the outcome is memory-limit
   --expect       (run -- COMMAND) the expected outcome, as a header's expect (default pass)
   --python-env   a virtualenv whose site-packages the scenario sees (same Python version as gilsan's)
   --report       the report's form on stdout or in -o's file (default text); it includes the

@@ -9,6 +9,7 @@
 #include <string_view>
 #include <variant>
 
+#include "harness/runner/explanations.h"
 #include "harness/runner/program_child.h"
 #include "harness/runner/scenario_child.h"
 #include "harness/runner/scenario_run.h"
@@ -33,7 +34,8 @@ struct SuiteCommand {
   SuiteSettings settings;
 };
 
-using Command = std::variant<HelpCommand, RunCommand, SuiteCommand, MergeCommand, ChildArguments, ProgramArguments>;
+using Command = std::variant<HelpCommand, RunCommand, SuiteCommand, MergeCommand, ExplainCommand, ChildArguments,
+                             ProgramArguments>;
 
 // A bad flag or value; main prints it with a pointer to --help and exits 2.
 class UsageError : public std::runtime_error {

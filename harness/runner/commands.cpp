@@ -19,6 +19,7 @@
 #include "harness/runner/scenario_sanitizer.h"
 #include "harness/runner/suite_matrix.h"
 #include "harness/runner/suite_results_json.h"
+#include "harness/text/errno_text.h"
 
 namespace gilsan {
 namespace {
@@ -129,7 +130,7 @@ std::optional<ScenarioHeader> program_header(const RunCommand& command) {
 // Why `command` cannot be run as execvp would run it, or "" when it can: said before anything starts.
 std::string unrunnable(const std::string& command) {
   if (command.find('/') != std::string::npos)
-    return ::access(command.c_str(), X_OK) == 0 ? "" : command + ": " + std::strerror(errno);
+    return ::access(command.c_str(), X_OK) == 0 ? "" : command + ": " + errno_text(errno);
   const char* path = std::getenv("PATH");
   std::string_view rest = path != nullptr ? path : "/usr/bin:/bin";
   while (true) {
@@ -155,6 +156,7 @@ int run_command(const RunCommand& command) {
   const bool program = !command.settings.program.empty();
   std::optional<ScenarioHeader> header = program ? program_header(command) : read_scenario_header(command.scenario);
   if (!header || !environment_is_usable("run")) return kExitUsage;
+  if (!program && command.settings.sanitize) check_scenario_suppressions(command.scenario, *header);
   if (program) {
     if (const std::string why = unrunnable(command.settings.program.front()); !why.empty()) {
       std::cerr << "gilsan run: " << why << "\n";

@@ -30,6 +30,7 @@ int main(int argc, char** argv) {
     if (const auto* run = std::get_if<RunCommand>(&command)) return run_command(*run);
     if (const auto* suite = std::get_if<SuiteCommand>(&command)) return suite_command(*suite);
     if (const auto* merge = std::get_if<MergeCommand>(&command)) return merge_command(*merge);
+    if (const auto* explain = std::get_if<ExplainCommand>(&command)) return explain_command(*explain);
     std::cout << usage_text();
     return kExitAllMatched;
   } catch (const UsageError& error) {

@@ -51,6 +51,7 @@ std::string_view to_string(OutcomeKind kind) {
     case OutcomeKind::Unraisable: return "unraisable";
     case OutcomeKind::Crash: return "crash";
     case OutcomeKind::Timeout: return "timeout";
+    case OutcomeKind::MemoryLimit: return "memory-limit";
     case OutcomeKind::Deadlock: return "deadlock";
     case OutcomeKind::Report: return "report";
     case OutcomeKind::Exit: return "exit";
@@ -73,7 +74,7 @@ Outcome outcome_from_string(std::string_view text) {
   const std::string detail(colon == std::string_view::npos ? std::string_view() : text.substr(colon + 1));
   for (OutcomeKind candidate :
        {OutcomeKind::Pass, OutcomeKind::Exception, OutcomeKind::Unraisable, OutcomeKind::Crash, OutcomeKind::Timeout,
-        OutcomeKind::Deadlock, OutcomeKind::Report, OutcomeKind::Exit, OutcomeKind::Skipped, OutcomeKind::Interrupted,
+        OutcomeKind::MemoryLimit, OutcomeKind::Deadlock, OutcomeKind::Report, OutcomeKind::Exit, OutcomeKind::Skipped, OutcomeKind::Interrupted,
         OutcomeKind::HarnessError}) {
     if (gilsan::to_string(candidate) == kind) return {candidate, detail};
   }
@@ -86,9 +87,9 @@ Outcome parse_expectation(std::string_view text) {
   const std::string_view detail = colon == std::string_view::npos ? std::string_view() : text.substr(colon + 1);
   const bool has_detail = colon != std::string_view::npos;
 
-  if (kind == "pass" || kind == "timeout") {
+  if (kind == "pass" || kind == "timeout" || kind == "memory-limit") {
     if (has_detail) throw std::invalid_argument("'" + std::string(kind) + "' takes no ':' detail");
-    return {kind == "pass" ? OutcomeKind::Pass : OutcomeKind::Timeout, {}};
+    return {kind == "pass" ? OutcomeKind::Pass : kind == "timeout" ? OutcomeKind::Timeout : OutcomeKind::MemoryLimit, {}};
   }
   if (kind == "exception" || kind == "unraisable") {
     if (!is_dotted_python_name(detail))
@@ -115,7 +116,7 @@ Outcome parse_expectation(std::string_view text) {
     return {OutcomeKind::Report, std::string(detail)};
   }
   throw std::invalid_argument("unknown expectation '" + std::string(text) +
-                              "' (pass, timeout, exception:T, unraisable:T, crash:SIGNAL, deadlock:CLASS "
+                              "' (pass, timeout, memory-limit, exception:T, unraisable:T, crash:SIGNAL, deadlock:CLASS "
                               "or report:CHECKER)");
 }
 

@@ -18,6 +18,7 @@ enum class OutcomeKind {
   Unraisable,
   Crash,
   Timeout,
+  MemoryLimit,  // --max-rss
   Deadlock,
   Report,
   Exit,
@@ -43,7 +44,7 @@ Outcome outcome_from_string(std::string_view text);
 // Parses an `expect` value. Throws std::invalid_argument with a message that says what is allowed.
 Outcome parse_expectation(std::string_view text);
 
-// The deadlock classes of the taxonomy in DESIGN.md, and the sanitizer's checker names (issue 5).
+// The deadlock classes of the taxonomy (docs/explain/), and the sanitizer's checker names (issue 5).
 const std::vector<std::string_view>& deadlock_classes();
 const std::vector<std::string_view>& checker_names();
 

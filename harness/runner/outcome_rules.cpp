@@ -24,6 +24,8 @@ Outcome derive_outcome(const SupervisedRun& run, const std::vector<std::string>&
   const ChildReport& report = run.report;
   if (run.verdict) return run.verdict->outcome;
   if (run.timed_out) return {OutcomeKind::Timeout, {}};
+  // Before crash: the SIGKILL that ended it was the supervisor's.
+  if (run.memory_limit_exceeded) return {OutcomeKind::MemoryLimit, {}};
   if (report.harness_error) return {OutcomeKind::HarnessError, *report.harness_error};
   if (WIFSIGNALED(run.wait_status)) return {OutcomeKind::Crash, signal_name(WTERMSIG(run.wait_status))};
   if (report.skip_reason) return {OutcomeKind::Skipped, *report.skip_reason};

@@ -7,6 +7,8 @@
 #include <cstring>
 #include <filesystem>
 
+#include "harness/text/errno_text.h"
+
 namespace gilsan {
 
 // Tried, not inferred from permission bits: root passes every access() check, and a folder such as
@@ -20,7 +22,7 @@ std::optional<std::string> why_unwritable(const std::string& path) {
   if (fs::exists(status)) {
     // Opened for writing without truncating: its contents stay as they are until the real write.
     const int fd = ::open(path.c_str(), O_WRONLY | O_CLOEXEC | O_NONBLOCK);
-    if (fd < 0) return path + ": " + std::strerror(errno);
+    if (fd < 0) return path + ": " + errno_text(errno);
     ::close(fd);
     return std::nullopt;
   }
@@ -30,7 +32,7 @@ std::optional<std::string> why_unwritable(const std::string& path) {
   if (!fs::is_directory(folder_status)) return folder.string() + " is not a folder";
   // Created and removed at once: nothing is left if the run stops before it writes the file.
   const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
-  if (fd < 0) return "cannot create " + path + ": " + std::strerror(errno);
+  if (fd < 0) return "cannot create " + path + ": " + errno_text(errno);
   ::close(fd);
   ::unlink(path.c_str());
   return std::nullopt;

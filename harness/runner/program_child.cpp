@@ -10,6 +10,7 @@
 #include <cstring>
 
 #include "harness/runner/child_report.h"
+#include "harness/text/errno_text.h"
 
 namespace gilsan {
 namespace {
@@ -46,7 +47,7 @@ void run_program_child(const ProgramArguments& arguments) {
   argv.push_back(nullptr);
   ::execvp(argv.front(), argv.data());
   const int error = errno;
-  writer.error("cannot run '" + arguments.command.front() + "': " + std::strerror(error));
+  writer.error("cannot run '" + arguments.command.front() + "': " + errno_text(error));
   ::_exit(kCannotRun);
 }
 

@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <nlohmann/json.hpp>
 
+#include "harness/runner/resident_memory.h"
 #include "harness/runner/signal_names.h"
 
 namespace gilsan {
@@ -98,6 +99,9 @@ std::string text_report(const ScenarioResult& result) {
     text += "stopped   SIGKILL to the process group after the watchdog's snapshot\n";
   else if (run.timed_out || run.verdict)
     text += std::string("stopped   SIGTERM to the process group") + (run.needed_sigkill ? ", then SIGKILL" : "") + "\n";
+  if (run.memory_limit_exceeded)
+    text += "stopped   SIGKILL to the process group: its resident memory passed --max-rss (" +
+            byte_size_text(run.peak_resident_bytes) + " seen)\n";
   if (report.skipped_host_functions)
     text += "host functions skipped after finalization: " + std::to_string(*report.skipped_host_functions) + "\n";
   if (run.leftover_processes > 0)
@@ -173,6 +177,8 @@ std::string json_report(const ScenarioResult& result) {
       {"elapsed_seconds", run.elapsed.count()},
       {"exit", exit_json(run.wait_status)},
       {"timed_out", run.timed_out},
+      {"memory_limit_exceeded", run.memory_limit_exceeded},
+      {"peak_resident_bytes", run.peak_resident_bytes},
       {"needed_sigkill", run.needed_sigkill},
       {"python", optional_json(report.python_version)},
       {"driver", optional_json(report.driver)},

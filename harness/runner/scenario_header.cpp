@@ -9,6 +9,7 @@
 
 #include "harness/runner/conformance_vocabulary.h"
 #include "harness/runner/python_names.h"
+#include "harness/text/printable.h"
 
 namespace gilsan {
 namespace {
@@ -18,6 +19,8 @@ constexpr std::string_view kKnownKeys[] = {"expect",       "drivers",         "t
 // `expect.IMPL = OUTCOME` overrides `expect` for one implementation.
 constexpr std::string_view kExpectFor = "expect.";
 constexpr double kLongestTimeoutSeconds = 24 * 60 * 60;
+// A header value goes into every report, matrix and JUnit file: a line, not a document.
+constexpr std::size_t kLongestValue = 4096;
 
 template <std::size_t N>
 std::string joined(const std::string_view (&names)[N]) {
@@ -145,11 +148,17 @@ const Outcome& ScenarioHeader::expect_for(std::string_view implementation) const
 }
 
 ScenarioInputError::ScenarioInputError(const std::string& file, int line, const std::string& message)
-    : std::runtime_error(file + ":" + (line > 0 ? std::to_string(line) + ":" : "") + " " + message),
+    : std::runtime_error(printable(file + ":" + (line > 0 ? std::to_string(line) + ":" : "") + " " + message)),
       file_(file),
       line_(line) {}
 
 ScenarioHeader parse_scenario_header(std::string_view text, const std::string& file_name) {
+  if (text.empty())
+    throw ScenarioInputError(file_name, 0, "the file is empty (a scenario starts with '# gilsan: expect = ...')");
+  // Python refuses source with a NUL byte; say what the file is rather than what its header lacks.
+  if (const auto nul = text.find('\0'); nul != std::string_view::npos)
+    throw ScenarioInputError(file_name, static_cast<int>(std::count(text.begin(), text.begin() + nul, '\n')) + 1,
+                             "a NUL byte: not a Python source file");
   ScenarioHeader header;
   std::map<std::string, int, std::less<>> first_line_of_key;
   int first_code_line = 0;
@@ -191,6 +200,10 @@ ScenarioHeader parse_scenario_header(std::string_view text, const std::string& f
     first_line_of_key.emplace(std::string(key), line_number);
     if (value.empty())
       throw ScenarioInputError(file_name, line_number, "empty value for '" + std::string(key) + "'");
+    if (value.size() > kLongestValue)
+      throw ScenarioInputError(file_name, line_number,
+                               "the value of '" + std::string(key) + "' is " + std::to_string(value.size()) +
+                                   " characters long; a header value has at most " + std::to_string(kLongestValue));
     try {
       apply(header, key, value);
     } catch (const std::invalid_argument& error) {

@@ -17,6 +17,7 @@
 #include "harness/runner/program_child.h"
 #include "harness/runner/outcome_rules.h"
 #include "harness/runner/scenario_child.h"
+#include "harness/runner/scenario_sanitizer.h"
 
 extern char** environ;
 
@@ -135,7 +136,7 @@ ChildCommand child_command(const std::string& scenario, const std::optional<std:
 
 // The header's suppression file, after the caller's GILSAN_OPTIONS (a later item wins).
 void add_suppressions(ChildCommand& command, const std::string& scenario, const std::string& file) {
-  const std::filesystem::path path = std::filesystem::absolute(std::filesystem::path(scenario).parent_path() / file);
+  const std::string path = scenario_suppressions_path(scenario, file);
   const std::string prefix = "GILSAN_OPTIONS=";
   std::string options;
   auto existing = std::find_if(command.environment.begin(), command.environment.end(),
@@ -145,7 +146,7 @@ void add_suppressions(ChildCommand& command, const std::string& scenario, const 
     command.environment.erase(existing);
   }
   if (!options.empty() && !options.ends_with(':')) options += ':';
-  command.environment.push_back(prefix + options + "suppressions=" + path.string());
+  command.environment.push_back(prefix + options + "suppressions=" + path);
 }
 
 // A scenario that needs two devices gets a two-device simulated driver, unless the caller chose a
@@ -191,6 +192,7 @@ ScenarioResult run_scenario(const std::string& scenario, const ScenarioHeader& h
   SupervisionSettings supervision;
   supervision.timeout = std::chrono::milliseconds(std::llround(result.timeout_seconds * 1000));
   supervision.tick = kWatchdogTick;
+  supervision.max_resident_bytes = settings.max_resident_bytes;
   WatchdogHook watchdog(settings.watchdog, blocks_predicate(settings));
   // Private to this run and removed with it: the child's sanitizer writes its reports there.
   std::optional<SanitizerReportFolder> sanitizer_folder;

@@ -26,6 +26,7 @@ struct RunSettings {
   std::optional<RunDriver> driver;
   std::optional<std::string> profile_path;        // the simulated driver's profile (--profile)
   std::optional<double> timeout_override_seconds; // --timeout: wins over the header's timeout
+  std::optional<std::size_t> max_resident_bytes;  // --max-rss (child_supervisor.h)
   PythonEnvironment python = default_python_environment();
   std::string executable = "/proc/self/exe";      // the binary that has the __scenario-child command
   WatchdogSettings watchdog;                      // --quiet-ms, --dot

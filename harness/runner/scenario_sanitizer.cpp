@@ -4,6 +4,7 @@
 #include <stdexcept>
 #include <string>
 #include <string_view>
+#include <filesystem>
 
 #ifdef GILSAN_WITH_SANITIZER
 #include <dlfcn.h>
@@ -269,10 +270,26 @@ namespace gilsan {
 
 std::optional<std::string> sanitizer_options_error() {
   try {
-    parse_options(environment("GILSAN_OPTIONS"));
+    const Options options = parse_options(environment("GILSAN_OPTIONS"));
+    if (!options.suppressions.empty()) Suppressions::load(options.suppressions);
     return std::nullopt;
   } catch (const OptionsError& error) {
     return error.what();
+  } catch (const SuppressionError& error) {
+    return "GILSAN_OPTIONS: suppressions: " + std::string(error.what());
+  }
+}
+
+std::string scenario_suppressions_path(const std::string& scenario, const std::string& file) {
+  return std::filesystem::absolute(std::filesystem::path(scenario).parent_path() / file).string();
+}
+
+void check_scenario_suppressions(const std::string& scenario, const ScenarioHeader& header) {
+  if (!header.suppressions) return;
+  try {
+    Suppressions::load(scenario_suppressions_path(scenario, *header.suppressions));
+  } catch (const SuppressionError& error) {
+    throw ScenarioInputError(scenario, 0, "its suppressions file: " + std::string(error.what()));
   }
 }
 
@@ -337,6 +354,12 @@ int finish_scenario_sanitizer(int status) {
 std::optional<std::string> sanitizer_options_error() {
   return "the sanitizer is not part of this build (checkers/sources); use --sanitize off";
 }
+
+std::string scenario_suppressions_path(const std::string& scenario, const std::string& file) {
+  return std::filesystem::absolute(std::filesystem::path(scenario).parent_path() / file).string();
+}
+
+void check_scenario_suppressions(const std::string&, const ScenarioHeader&) {}
 
 void start_scenario_sanitizer() {
   throw std::runtime_error("sanitizer: this gilsan was built without checkers/sources; use --sanitize off");

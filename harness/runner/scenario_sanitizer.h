@@ -11,6 +11,8 @@
 #include <optional>
 #include <string>
 
+#include "harness/runner/scenario_header.h"
+
 namespace gilsan {
 
 // Internal variables the parent sets for a sanitized child (GILSAN_REPORT is the core's own).
@@ -21,6 +23,13 @@ inline constexpr const char* kSanitizerTextVariable = "GILSAN_SANITIZER_TEXT";  
 // The parent, before any run: one line saying what is wrong with the caller's GILSAN_OPTIONS, if
 // anything, so that a typo is a usage error rather than a failed child per scenario.
 std::optional<std::string> sanitizer_options_error();
+
+// Where a scenario's `suppressions = FILE` is: FILE beside the scenario.
+std::string scenario_suppressions_path(const std::string& scenario, const std::string& file);
+
+// The parent, as it reads a scenario's header: its suppressions file parsed now, so a bad line is a
+// ScenarioInputError naming both files and the line before anything runs, not a failed child.
+void check_scenario_suppressions(const std::string& scenario, const ScenarioHeader& header);
 
 // Whether the parent asked for the sanitizer.
 bool scenario_sanitizer_requested();

@@ -11,6 +11,7 @@
 #include "harness/runner/conformance_markdown.h"
 #include "harness/runner/conformance_vocabulary.h"
 #include "harness/runner/junit_report.h"
+#include "harness/runner/scenario_sanitizer.h"
 #include "harness/runner/suite_matrix.h"
 #include "harness/runner/suite_results_json.h"
 
@@ -119,6 +120,7 @@ std::vector<SuiteItem> suite_items(const SuiteSettings& settings) {
   for (const std::string& scenario : discover_scenarios(settings.roots)) {
     if (settings.filter && scenario.find(*settings.filter) == std::string::npos) continue;
     const ScenarioHeader header = read_scenario_header(scenario);
+    if (settings.run.sanitize) check_scenario_suppressions(scenario, header);
     if (!header.is_conformance()) {
       items.push_back({scenario, header, std::nullopt});
       continue;

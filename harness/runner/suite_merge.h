@@ -5,6 +5,7 @@
 
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "harness/runner/scenario_run.h"
@@ -19,6 +20,15 @@ struct MergeCommand {
   std::vector<std::string> compare_paths;  // --compare: the same catalogue on the other driver (Markdown)
   std::string command_line;
 };
+
+struct SuiteResultsDocument {
+  std::string driver;  // the driver the suite ran on ("sim", "real")
+  std::vector<ScenarioResult> results;
+};
+
+// One gilsan-suite-results/1 document; `source` names it in errors. Throws std::runtime_error with one
+// line, "SOURCE: what is wrong".
+SuiteResultsDocument parse_suite_results(std::string_view text, const std::string& source);
 
 // Every result of every input, in the inputs' order; a (scenario, implementation) pair found twice is
 // an error (the shards overlap). A document may declare runs void in a "void" object

@@ -63,6 +63,24 @@ CUresult CUDAAPI cuDevicePrimaryCtxRelease(CUdevice dev) {
   }));
 }
 
+CUresult CUDAAPI cuDevicePrimaryCtxReset(CUdevice dev) {
+  // Measured on the H200 (580.159.04, docs/reliability.md "Driver faults"): the reset waits for the
+  // primary context's queued device work and runs its queued host functions before it returns, as
+  // cuCtxDestroy does, so it is judged as cuCtxDestroy (blocks while a host function runs). The
+  // context is then inactive until the next cuDevicePrimaryCtxRetain; the references already taken
+  // stay counted.
+  ApiScope api(entry("cuCtxDestroy"), on_current_context(), "cuDevicePrimaryCtxReset");
+  if (api.refused()) return api.result();
+  return api.finish(guarded([&] {
+    auto& driver = SimDriver::instance();
+    SimDevice* device = driver.device(dev);
+    if (device == nullptr) return CUDA_ERROR_INVALID_DEVICE;
+    Lock lock(driver.mutex);
+    if (device->primary && !device->primary->destroyed) destroy_context(lock, device->primary);
+    return CUDA_SUCCESS;
+  }));
+}
+
 CUresult CUDAAPI cuCtxCreate(CUcontext* pctx, CUctxCreateParams* ctxCreateParams, unsigned int flags, CUdevice dev) {
   ApiScope api(entry("cuCtxCreate"), on_current_context());
   if (api.refused()) return api.result();

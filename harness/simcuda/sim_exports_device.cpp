@@ -16,10 +16,14 @@ using namespace gilsan::sim;
 extern "C" {
 
 CUresult CUDAAPI cuInit(unsigned int Flags) {
+  const bool initialized_before = SimDriver::instance().initialized();
   ApiScope api(entry("cuInit"), on_current_context());
   if (api.refused()) return api.result();
   if (Flags != 0) return api.finish(CUDA_ERROR_INVALID_VALUE);
-  const CUresult result = SimDriver::instance().initialize();
+  CUresult result = SimDriver::instance().initialize();
+  // The first cuInit runs before the driver (and GILSAN_SIM_FAIL) is configured, so ApiScope could
+  // not apply an injected failure of cuInit itself: it is applied here, once configured.
+  if (result == CUDA_SUCCESS && !initialized_before) result = SimDriver::instance().injected_failures().next(entry("cuInit"));
   if (result == CUDA_SUCCESS) load_injection_library();
   return api.finish(result);
 }

@@ -5,6 +5,7 @@
 #include <string>
 
 #include "harness/simcuda/sim_errors.h"
+#include "harness/text/printable.h"
 
 namespace gilsan::sim {
 namespace {
@@ -22,7 +23,7 @@ unsigned long long whole_number(std::string_view text, std::string_view what) {
   unsigned long long value = 0;
   const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
   if (error != std::errc() || end != text.data() + text.size())
-    throw std::invalid_argument(std::string(what) + " must be a whole number, not '" + std::string(text) + "'");
+    throw std::invalid_argument(std::string(what) + " must be a whole number, not '" + printable(text) + "'");
   return value;
 }
 
@@ -30,20 +31,20 @@ CUresult result_named(std::string_view text) {
   if (!text.empty() && text.front() >= '0' && text.front() <= '9') {
     const unsigned long long value = whole_number(text, "a CUresult");
     if (value == 0 || value > kLargestCuresult || error_name(static_cast<CUresult>(value)) == nullptr)
-      throw std::invalid_argument("'" + std::string(text) + "' is no failing CUresult of cuda.h");
+      throw std::invalid_argument("'" + printable(text) + "' is no failing CUresult of cuda.h");
     return static_cast<CUresult>(value);
   }
   for (int value = 1; value <= kLargestCuresult; ++value) {
     const char* name = error_name(static_cast<CUresult>(value));
     if (name != nullptr && text == name) return static_cast<CUresult>(value);
   }
-  throw std::invalid_argument("'" + std::string(text) + "' is no failing CUresult of cuda.h");
+  throw std::invalid_argument("'" + printable(text) + "' is no failing CUresult of cuda.h");
 }
 
 std::size_t entry_named(std::string_view text) {
   for (std::size_t i = 0; i < kEntryPointCount; ++i)
     if (kEntryPointNames[i] == text) return i;
-  throw std::invalid_argument("'" + std::string(text) + "' is not an entry point the simulated driver has");
+  throw std::invalid_argument("'" + printable(text) + "' is not an entry point the simulated driver has");
 }
 
 }  // namespace
@@ -52,7 +53,7 @@ InjectedFailures InjectedFailures::parse(std::string_view text) {
   InjectedFailures failures;
   while (!text.empty()) {
     std::string_view item = next_item(text, ',');
-    const std::string whole(item);
+    const std::string whole = printable(item);
     try {
       std::string_view assignment = next_item(item, ':');
       const auto equals = assignment.find('=');
@@ -69,7 +70,7 @@ InjectedFailures InjectedFailures::parse(std::string_view text) {
           rule->count = whole_number(option.substr(6), "count");
           if (rule->count == 0) throw std::invalid_argument("count must be at least 1 (leave it out for every call)");
         } else {
-          throw std::invalid_argument("unknown option '" + std::string(option) + "' (after=N, count=M)");
+          throw std::invalid_argument("unknown option '" + printable(option) + "' (after=N, count=M)");
         }
       }
       failures.rules_[index] = std::move(rule);

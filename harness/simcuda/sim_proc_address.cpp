@@ -43,6 +43,8 @@ const std::vector<ProcAddressEntry>& default_proc_addresses() {
       GILSAN_DRIVER_ENTRY_POINTS(GILSAN_SIM_DEFAULT_ENTRY)
 #undef GILSAN_SIM_DEFAULT_ENTRY
       {"cuGetProcAddress", reinterpret_cast<void*>(&::cuGetProcAddress)},
+      // Not in the driver table (gilsan itself never resets a device), but a program may.
+      {"cuDevicePrimaryCtxReset", reinterpret_cast<void*>(&::cuDevicePrimaryCtxReset)},
   };
   return *entries;
 }

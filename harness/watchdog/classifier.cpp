@@ -4,6 +4,7 @@
 #include <set>
 
 #include "harness/watchdog/hex_format.h"
+#include "harness/watchdog/wait_graph_builder.h"
 
 namespace gilsan::watchdog {
 namespace {
@@ -178,6 +179,13 @@ Classification classify(const Snapshot& snapshot, const DriverCallBlocksPredicat
   }
   result.cycle = *chosen;
   result.deadlock_class = class_of_cycle(result.cycle, result.graph, result.facts);
+  for (const WaitEdge& edge : result.cycle) {
+    if (const auto at = edge.evidence.find(kAgainstTheProfile); at != std::string::npos) {
+      const std::string entry_point = edge.evidence.substr(at + kAgainstTheProfile.size());
+      result.reasons.push_back("the profile says " + entry_point +
+                               " returns while a host function runs; this driver blocked it: run gilsan probe");
+    }
+  }
   std::size_t guessed = inferred_edges(result.cycle);
   result.reasons.push_back("a cycle of " + std::to_string(result.cycle.size()) + " waits" +
                            (guessed > 0 ? ", " + std::to_string(guessed) + " of them inferred" : "") +

@@ -11,13 +11,15 @@
 #include <cstring>
 #include <memory>
 
+#include "harness/text/errno_text.h"
+
 namespace gilsan::watchdog {
 namespace {
 
 class File {
  public:
   explicit File(const std::string& path) : path_(path), fd_(::open(path.c_str(), O_RDONLY | O_CLOEXEC)) {
-    if (fd_ < 0) throw ElfError(path + ": cannot open: " + std::strerror(errno));
+    if (fd_ < 0) throw ElfError(path + ": cannot open: " + errno_text(errno));
   }
   ~File() { ::close(fd_); }
   File(const File&) = delete;

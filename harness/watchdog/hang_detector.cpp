@@ -77,7 +77,7 @@ std::uint64_t HangDetector::interval_since_last_sample(std::uint64_t now_ns) con
 bool HangDetector::uses_cpu(const ThreadActivity& thread, std::uint64_t interval_ns) const {
   auto before = cpu_ns_.find(thread.tid);
   return before != cpu_ns_.end() && interval_ns > 0 && thread.cpu_ns >= before->second &&
-         static_cast<double>(thread.cpu_ns - before->second) >= options_.cpu_progress_fraction * interval_ns;
+         static_cast<double>(thread.cpu_ns - before->second) >= options_.cpu_progress_fraction * static_cast<double>(interval_ns);
 }
 
 std::vector<int> HangDetector::threads_to_check(std::uint64_t now_ns, const std::vector<ThreadActivity>& threads) const {

@@ -8,6 +8,8 @@
 #include <set>
 #include <thread>
 
+#include "harness/text/errno_text.h"
+
 namespace gilsan::watchdog {
 
 NativeStackRound sample_native_stacks(pid_t pid, board::BoardReader& reader, const std::vector<int>& tids,
@@ -27,7 +29,7 @@ NativeStackRound sample_native_stacks(pid_t pid, board::BoardReader& reader, con
     if (::syscall(SYS_tgkill, pid, tid, signal_number) == 0) {
       waiting.insert(tid);
     } else {
-      round.missing[tid] = std::string("tgkill failed: ") + std::strerror(errno);
+      round.missing[tid] = std::string("tgkill failed: ") + errno_text(errno);
     }
   }
   auto deadline = std::chrono::steady_clock::now() + timeout;

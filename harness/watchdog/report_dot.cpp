@@ -24,8 +24,8 @@ const char* shape(NodeKind kind) {
   switch (kind) {
     case NodeKind::Thread: return "box";
     case NodeKind::Gil: return "doubleoctagon";
-    case NodeKind::Stream: return "ellipse";
-    case NodeKind::Event: return "ellipse";
+    case NodeKind::Stream:
+    case NodeKind::Event:
     case NodeKind::Context: return "ellipse";
     case NodeKind::CallbackThread: return "hexagon";
     case NodeKind::DriverHostFunctionLock: return "octagon";

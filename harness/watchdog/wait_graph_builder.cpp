@@ -136,7 +136,11 @@ class Builder {
           return;
       }
     }
-    if (blocks_ && blocks_(name)) {
+    if (!blocks_ || !blocks_(name)) {
+      if (thread.gil.state == GilState::Holds) wait_against_the_profile(thread, self, says, evidence);
+      return;
+    }
+    {
       std::string why = ", which the driver holds back while a host function of ";
       if (call.handles_known && call.context != 0) {
         edge(self, driver_lock_node(call.context), EdgeRelation::WaitsFor,
@@ -150,6 +154,24 @@ class Builder {
         edge(self, driver_lock_node(context), EdgeRelation::WaitsFor, says + why + "context " + hex(context) + " runs",
              true, evidence + "; driver profile; context of the call unknown");
       }
+    }
+  }
+
+  // The profile says `call` returns while a host function runs, yet the thread has held the GIL inside
+  // it for the whole quiet period while a host function of its context waits for that GIL: the evidence
+  // wins (a call or a driver the profile did not measure, e.g. a kernel's first launch under lazy
+  // loading). Inferred, and marked so that the report can say the profile and this driver disagree.
+  void wait_against_the_profile(const ThreadFacts& thread, const std::string& self, const std::string& says,
+                                const std::string& evidence) {
+    const CallFact& call = *thread.call;
+    for (const ThreadFacts& other : facts_.threads) {
+      if (other.tid == thread.tid || !other.host_function || other.gil.state != GilState::Waiting) continue;
+      const board::HostFunctionRecord& function = other.host_function->record;
+      if (call.handles_known && call.context != 0 && function.context != 0 && function.context != call.context) continue;
+      edge(self, driver_lock_node(function.context), EdgeRelation::WaitsFor,
+           says + ", though the driver profile says it returns while a host function runs: this driver holds it "
+                  "while " + describe_host_function(function) + " waits for the GIL",
+           true, evidence + "; " + std::string(kAgainstTheProfile) + call.entry_point);
     }
   }
 

@@ -18,6 +18,10 @@ namespace gilsan::watchdog {
 // normalized, without _v2/_ptsz suffixes; unknown names should answer false.
 using DriverCallBlocksPredicate = std::function<bool(std::string_view entry_point)>;
 
+// The evidence of an edge the profile did not predict (a GIL holder inside a call the profile says
+// returns, while a host function of its context waits for the GIL), followed by the entry point.
+inline constexpr std::string_view kAgainstTheProfile = "against the driver profile: ";
+
 WaitForGraph build_wait_for_graph(const Snapshot& snapshot, const SnapshotFacts& facts,
                                   const DriverCallBlocksPredicate& blocks_while_host_function_runs);
 

@@ -3,7 +3,7 @@ that every one ended as its header says and the suite went on to the next, and t
 behind: no file or folder in that TMPDIR (boards, driver folders, sanitizer reports) and no process
 carrying this check's token in its environment (the runner passes its environment on to each child).
 
-usage: check_faults.py GILSAN FAULTS_DIR
+usage: check_faults.py GILSAN FAULTS_DIR [DRIVER]   (DRIVER: sim, the default, or real on a GPU machine)
 """
 import json
 import os
@@ -30,6 +30,8 @@ def processes_with(entry):
 
 def main():
     gilsan, faults = sys.argv[1], sys.argv[2]
+    driver = sys.argv[3] if len(sys.argv) > 3 else "sim"
+    jobs = "2" if driver == "sim" else "1"  # one run at a time on a GPU (the suite's own default there)
     scenarios = sorted(name for name in os.listdir(faults) if name.endswith(".py"))
     token = f"GILSAN_FAULT_CHECK={uuid.uuid4().hex}"
     with tempfile.TemporaryDirectory(prefix="gilsan-faults-") as work:
@@ -38,7 +40,7 @@ def main():
         results = os.path.join(work, "results.json")
         environment = dict(os.environ, TMPDIR=private_tmp)
         environment[token.split("=")[0]] = token.split("=", 1)[1]
-        done = subprocess.run([gilsan, "suite", faults, "--driver", "sim", "--jobs", "2", "--json", results],
+        done = subprocess.run([gilsan, "suite", faults, "--driver", driver, "--jobs", jobs, "--json", results],
                               capture_output=True, text=True, env=environment, timeout=300)
         print(done.stdout, end="")
         print(done.stderr, end="", file=sys.stderr)

@@ -1,5 +1,6 @@
 // ChildSupervisor with /bin/sh children: the process handling, without Python.
 #include "harness/runner/child_supervisor.h"
+#include "harness/runner/resident_memory.h"
 
 #include <gtest/gtest.h>
 #include <signal.h>
@@ -150,6 +151,39 @@ class CountingHook : public SupervisionHook {
   pid_t started_with = -1;
   int ticks = 0;
 };
+
+TEST(ChildSupervisor, MaxResidentBytesKillsTheTreeWhenADescendantGrows) {
+  // The grower is a grandchild: the limit is on the whole tree, not the direct child.
+  SupervisionSettings settings;
+  settings.max_resident_bytes = std::size_t{128} << 20;
+  const auto started = std::chrono::steady_clock::now();
+  const SupervisedRun run = supervise(
+      "python3 -c 'import time; kept = [b\"x\" * (32 << 20) for _ in range(16)]; time.sleep(30)'; sleep 30",
+      settings);
+  EXPECT_TRUE(run.memory_limit_exceeded);
+  EXPECT_FALSE(run.timed_out);
+  EXPECT_GT(run.peak_resident_bytes, *settings.max_resident_bytes);
+  ASSERT_TRUE(WIFSIGNALED(run.wait_status));
+  EXPECT_EQ(WTERMSIG(run.wait_status), SIGKILL);
+  EXPECT_LT(std::chrono::steady_clock::now() - started, std::chrono::seconds(20));
+}
+
+TEST(ChildSupervisor, WithoutMaxResidentBytesNothingIsMeasured) {
+  const SupervisedRun run = supervise("exit 0");
+  EXPECT_FALSE(run.memory_limit_exceeded);
+  EXPECT_EQ(run.peak_resident_bytes, 0u);
+}
+
+TEST(ByteSize, TakesBytesAndBinaryUnits) {
+  EXPECT_EQ(parse_byte_size("1048576"), std::size_t{1} << 20);
+  EXPECT_EQ(parse_byte_size("300k"), std::size_t{300} << 10);
+  EXPECT_EQ(parse_byte_size("512M"), std::size_t{512} << 20);
+  EXPECT_EQ(parse_byte_size("2G"), std::size_t{2} << 30);
+  for (const char* bad : {"", "0", "0M", "-1", "12MB", "1.5G", "M", "99999999999999999999G", " 5M"})
+    EXPECT_FALSE(parse_byte_size(bad)) << bad;
+  EXPECT_EQ(byte_size_text(std::size_t{264} << 20), "264 MiB");
+  EXPECT_EQ(byte_size_text(4096), "4096 bytes");
+}
 
 TEST(ChildSupervisor, HookVerdictEndsTheRun) {
   CountingHook hook;

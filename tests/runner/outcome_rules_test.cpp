@@ -46,6 +46,16 @@ TEST(DeriveOutcome, TimeoutWinsOverTheSignalThatEndedTheChild) {
   EXPECT_EQ(derive_outcome(run), (Outcome{OutcomeKind::Timeout, ""}));
 }
 
+TEST(DeriveOutcome, MemoryLimitWinsOverTheSigkillThatEndedTheChild) {
+  SupervisedRun run = started_run(W_EXITCODE(0, SIGKILL));
+  run.memory_limit_exceeded = true;
+  EXPECT_EQ(derive_outcome(run), (Outcome{OutcomeKind::MemoryLimit, ""}));
+  EXPECT_EQ(derive_outcome(run).to_string(), "memory-limit");
+  EXPECT_EQ(parse_expectation("memory-limit"), derive_outcome(run));
+  EXPECT_EQ(outcome_from_string("memory-limit"), derive_outcome(run));
+  EXPECT_THROW(parse_expectation("memory-limit:512M"), std::invalid_argument);
+}
+
 TEST(DeriveOutcome, HookVerdictWinsOverEverything) {
   SupervisedRun run = started_run(W_EXITCODE(0, SIGKILL));
   run.timed_out = true;

@@ -66,8 +66,6 @@ TEST(ScenarioHeader, IgnoresGilsanTextInsideCodeThatIsNotAComment) {
 TEST(ScenarioHeader, MissingExpectIsAnErrorOnLineOne) {
   EXPECT_EQ(error_of("# gilsan: timeout = 3\nprint(1)\n"),
             "s.py:1: missing '# gilsan: expect = ...' line (every scenario states its expected outcome)");
-  EXPECT_EQ(error_of(""),
-            "s.py:1: missing '# gilsan: expect = ...' line (every scenario states its expected outcome)");
 }
 
 TEST(ScenarioHeader, UnknownKeyNamesTheKnownOnes) {
@@ -107,7 +105,7 @@ TEST(ScenarioHeader, HeaderLineAfterCode) {
 
 TEST(ScenarioHeader, BadExpectations) {
   EXPECT_EQ(error_of("# gilsan: expect = hang\n"),
-            "s.py:1: unknown expectation 'hang' (pass, timeout, exception:T, unraisable:T, crash:SIGNAL, "
+            "s.py:1: unknown expectation 'hang' (pass, timeout, memory-limit, exception:T, unraisable:T, crash:SIGNAL, "
             "deadlock:CLASS or report:CHECKER)");
   EXPECT_EQ(error_of("# gilsan: expect = pass:now\n"), "s.py:1: 'pass' takes no ':' detail");
   EXPECT_EQ(error_of("# gilsan: expect = timeout:5\n"), "s.py:1: 'timeout' takes no ':' detail");
@@ -159,6 +157,17 @@ TEST(ScenarioHeader, BadTimeouts) {
   for (const char* value : {"0", "-1", "1e9"})
     EXPECT_EQ(error_of(std::string("# gilsan: expect = pass\n# gilsan: timeout = ") + value + "\n"),
               std::string("s.py:2: timeout must be above 0 and at most 86400 seconds, not '") + value + "'");
+}
+
+TEST(ScenarioHeader, FilesThatAreNoScenarioSayWhatTheyAre) {
+  EXPECT_EQ(error_of(""), "s.py: the file is empty (a scenario starts with '# gilsan: expect = ...')");
+  std::string binary = "# gilsan: expect = pass\nprint(1)\n\x7f" "ELF";
+  binary += std::string(2, '\0');
+  EXPECT_EQ(error_of(binary), "s.py:3: a NUL byte: not a Python source file");
+  EXPECT_EQ(error_of("# gilsan: expect = pass\n# gilsan: description = " + std::string(1 << 20, 'x') + "\n"),
+            "s.py:2: the value of 'description' is 1048576 characters long; a header value has at most 4096");
+  // The code after the header may be as long as Python allows.
+  EXPECT_EQ(error_of("# gilsan: expect = pass\nx = '" + std::string(1 << 20, 'y') + "'\n"), "");
 }
 
 TEST(ScenarioHeader, BadNeeds) {
@@ -227,7 +236,7 @@ TEST(ScenarioHeader, ConformanceMistakesNameTheLine) {
             "s.py:3: 'expect.cupi' names no implementation (expect.IMPL, IMPL one of reference, cupy, cuda-core, "
             "cuda-bindings, numba-cuda, or package.module:Class)");
   EXPECT_EQ(error_of("# gilsan: expect = pass\n# gilsan: implementations = any\n# gilsan: expect.cupy = hang\n"),
-            "s.py:3: unknown expectation 'hang' (pass, timeout, exception:T, unraisable:T, crash:SIGNAL, "
+            "s.py:3: unknown expectation 'hang' (pass, timeout, memory-limit, exception:T, unraisable:T, crash:SIGNAL, "
             "deadlock:CLASS or report:CHECKER)");
   EXPECT_EQ(error_of("# gilsan: expect = pass\n# gilsan: expect.cupy = pass\n"),
             "s.py:2: 'expect.IMPL' needs '# gilsan: implementations = ...' (a conformance scenario)");

@@ -251,6 +251,13 @@ TEST(SimConfiguration, InjectedFailuresFailTheCallsTheySay) {
   EXPECT_EQ("700 700 700", numbered.line_value("launches ")) << numbered.output();
 }
 
+TEST(SimConfiguration, AnInjectedFailureOfCuInitItselfIsReturnedByCuInit) {
+  SIM_ONLY();
+  ChildProcess child(child_arguments({"init"}), {{"GILSAN_SIM_FAIL", "cuInit=CUDA_ERROR_NO_DEVICE"}});
+  ASSERT_TRUE(child.wait_for_exit(kHangTimeout)) << child.output();
+  EXPECT_EQ(code(CUDA_ERROR_NO_DEVICE), child.line_value("cuInit ")) << child.output();
+}
+
 TEST(SimConfiguration, ABadInjectedFailureFailsCuInitNamingTheItem) {
   SIM_ONLY();
   const std::pair<const char*, const char*> kBad[] = {

@@ -78,11 +78,30 @@ TEST(Classifier, GilDriverInversionThroughACallTheDriverHoldsBack) {
   EXPECT_TRUE(cycle_has(result, "driver-lock:0x30"));
 }
 
-TEST(Classifier, CallsTheDriverDoesNotHoldBackMakeNoCycle) {
+// The profile says cuMemAllocAsync returns while a host function runs, but the GIL holder has been in
+// it for the quiet period while the Python host function of its context waits for the GIL: the
+// evidence names the class, and the report says the profile was wrong for this driver (issue 14: a
+// kernel's first launch under lazy loading was such a call on the H200).
+TEST(Classifier, ACallTheProfileSaysReturnsIsAnInversionOnTheEvidenceAndTheReportSaysSo) {
   Snapshot snapshot = gil_inversion_snapshot();
   snapshot.threads[0].board->calls[0] = call("cuMemAllocAsync", kStream2);
   Classification result = run(snapshot);
+  EXPECT_EQ(result.deadlock_class, DeadlockClass::gil_driver_inversion);
+  EXPECT_TRUE(cycle_has(result, "driver-lock:0x30"));
+  EXPECT_EQ(inferred_in_cycle(result), 1u);
+  EXPECT_NE(std::find(result.reasons.begin(), result.reasons.end(),
+                      "the profile says cuMemAllocAsync returns while a host function runs; this driver blocked it: "
+                      "run gilsan probe"),
+            result.reasons.end());
+}
+
+TEST(Classifier, ACallTheProfileSaysReturnsMakesNoCycleWhenNoHostFunctionWaitsForTheGil) {
+  Snapshot snapshot = gil_inversion_snapshot();
+  snapshot.threads[0].board->calls[0] = call("cuMemAllocAsync", kStream2);
+  snapshot.threads[1].board->gil_state = GilState::Released;  // the host function runs, without the GIL
+  Classification result = run(snapshot);
   EXPECT_TRUE(result.cycle.empty());
+  EXPECT_NE(result.deadlock_class, DeadlockClass::gil_driver_inversion);
 }
 
 // CuPy on the real driver: nothing of this is on the board; the GIL waiter, the call and the GIL's

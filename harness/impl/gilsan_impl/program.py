@@ -182,6 +182,13 @@ class Driver:
     def set_current(self, context):
         self._call("cuCtxSetCurrent", ctypes.c_void_p(context))
 
+    def reset_primary_context(self, device=0):
+        """cuDevicePrimaryCtxReset: destroys every allocation and stream of the device's primary context
+        (the context stays retained, inactive until the next retain)."""
+        handle = ctypes.c_int()
+        self._call("cuDeviceGet", ctypes.byref(handle), device)
+        self._call("cuDevicePrimaryCtxReset_v2", handle)
+
     def destroy_context(self, context):
         self._call("cuCtxDestroy_v2", ctypes.c_void_p(context))
 
