@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Runs gilsan against the real driver on a GPU machine and collects the outputs for docs/results/.
 # Usage: ci/gpu-run.sh OUTPUT_DIR [step...]; steps: build sim-tests suite conformance forwarding peers program
-# overhead probe probe-diff watchdog copy-bench inject hardening (default: build sim-tests suite probe).
+# overhead probe probe-held-by probe-diff watchdog copy-bench inject hardening (default: build sim-tests suite probe).
 # The GPU machine has Python 3.12 with libpython3.12.so, cmake and ninja in /opt/torch/.venv, nvcc.
 set -uo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -81,6 +81,20 @@ for step in "${steps[@]}"; do
       # The shipped profile carries over any cell the probe cannot measure here.
       "$build/bin/gilsan-probe" --driver real --profile "$root/profiles/h200-580.159.04.json" -o "$out/probe-profile.json" \
         --markdown "$out/probe.md" >>"$log" 2>&1 ;;
+    probe-held-by)
+      # The outside matrix with the held host function enqueued each way (issue 14: does
+      # cuStreamAddCallback hold the driver's lock where cuLaunchHostFunc does not?), then each against
+      # the cuLaunchHostFunc run of the same minute.
+      for kind in launch-host-func stream-add-callback graph-host-node; do
+        "$build/bin/gilsan-probe" --driver real --profile "$root/profiles/h200-580.159.04.json" --held-by "$kind" \
+          -o "$out/probe-$kind.json" --markdown "$out/probe-$kind.md" >>"$log" 2>&1
+        echo "probe --held-by $kind: exit $?" >>"$log"
+      done
+      for kind in stream-add-callback graph-host-node; do
+        echo "--- launch-host-func -> $kind" >>"$log"
+        "$build/bin/gilsan-probe" --diff "$out/probe-launch-host-func.json" "$out/probe-$kind.json" >>"$log" 2>&1
+        echo "diff: exit $?" >>"$log"
+      done ;;
     probe-diff)
       # Did this driver change anything against the shipped profile? (exit 1 when it did)
       "$build/bin/gilsan-probe" --diff "$root/profiles/h200-580.159.04.json" "$out/probe-profile.json" >>"$log" 2>&1 ;;

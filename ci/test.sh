@@ -14,6 +14,15 @@ modes=("$@")
 tidy_pid=""
 tidy_log=""
 wants_tidy=0
+# A failing step ends the script (set -e): the background clang-tidy goes with it, and its log.
+stop_tidy() {
+  if [[ -n $tidy_pid ]] && kill -0 "$tidy_pid" 2>/dev/null; then
+    kill -TERM -- "-$tidy_pid" 2>/dev/null || true  # the whole group: run-clang-tidy and its workers
+    wait "$tidy_pid" 2>/dev/null || true
+  fi
+  [[ -z $tidy_log ]] || rm -f "$tidy_log"
+}
+trap stop_tidy EXIT
 for mode in "${modes[@]}"; do [[ $mode == tidy ]] && wants_tidy=1; done
 jobs=$(nproc)
 # Sanitizer builds at -O1 with line tables only: what the sanitizers recommend for their speed, with
@@ -30,7 +39,8 @@ for mode in "${modes[@]}"; do
         "-DGILSAN_PEERS_VENV=$peers"
       if ((wants_tidy)); then
         tidy_log=$(mktemp "${TMPDIR:-/tmp}/gilsan-ci-tidy-XXXXXX")
-        nice -n 19 ci/tidy.sh build "$jobs" >"$tidy_log" 2>&1 &
+        # Its own process group (setsid), so that stopping it reaches run-clang-tidy's workers too.
+        nice -n 19 setsid ci/tidy.sh build "$jobs" >"$tidy_log" 2>&1 &
         tidy_pid=$!
       fi
       ctest --test-dir build --output-on-failure -j"$jobs" --timeout 300
@@ -58,8 +68,10 @@ for mode in "${modes[@]}"; do
       if [[ -n $tidy_pid ]]; then
         tidy_status=0
         wait "$tidy_pid" || tidy_status=$?
+        tidy_pid=""
         cat "$tidy_log"
         rm -f "$tidy_log"
+        tidy_log=""
         # 3: clang-tidy is not installed here (skipped, saying so).
         ((tidy_status == 0 || tidy_status == 3)) || exit "$tidy_status"
       else

@@ -9,10 +9,24 @@
 #include <chrono>
 #include <condition_variable>
 #include <mutex>
+#include <optional>
+#include <string_view>
 
 #include "harness/driver/driver_table.h"
 
 namespace gilsan::probe {
+
+// How the held host function reaches the driver (`gilsan probe --held-by`): the outside matrix can be
+// measured for each, since a driver may treat them differently (pytorch/FBGEMM #5462 moved to
+// cudaLaunchHostFunc on the claim that cudaStreamAddCallback holds the driver's mutex during the
+// callback, blocking other threads' calls).
+enum class HostFunctionLaunch { LaunchHostFunc, StreamAddCallback, GraphHostNode };
+
+inline constexpr std::string_view kHeldByVariable = "GILSAN_PROBE_HELD_BY";  // the parent tells the cases
+const char* to_string(HostFunctionLaunch launch);  // "launch-host-func", "stream-add-callback", "graph-host-node"
+std::optional<HostFunctionLaunch> host_function_launch_named(std::string_view name);
+// The cases' choice: GILSAN_PROBE_HELD_BY, else cuLaunchHostFunc.
+HostFunctionLaunch held_host_function_launch();
 
 class HeldHostFunction {
  public:
@@ -22,7 +36,8 @@ class HeldHostFunction {
   // The object must outlive the driver's call of it: destroy it only after it has returned.
   ~HeldHostFunction() = default;
 
-  CUresult enqueue(const DriverTable& driver, CUstream stream);
+  CUresult enqueue(const DriverTable& driver, CUstream stream,
+                   HostFunctionLaunch launch = HostFunctionLaunch::LaunchHostFunc);
   // True once the driver has started it.
   bool wait_until_running(std::chrono::milliseconds limit);
   void release();
@@ -34,6 +49,7 @@ class HeldHostFunction {
 
  private:
   static void CUDA_CB run(void* self);
+  static void CUDA_CB run_as_callback(CUstream stream, CUresult status, void* self);
   mutable std::mutex mutex_;
   std::condition_variable changed_;
   bool running_ = false;

@@ -22,7 +22,8 @@ void run_outside_case(const ProbeFixture& f, const CallRecipe& recipe, const Pro
   // Work the recipe orders after the host function is enqueued while S1 is still busy with device
   // work, so that no host function is running yet when it is.
   if (recipe.after_host_function_enqueued) f.launch_device_work(f.s1, timeouts.gate_work);
-  f.check("cuLaunchHostFunc (the held host function)", held->enqueue(f.driver, f.s1));
+  const HostFunctionLaunch launch = held_host_function_launch();
+  f.check(std::string(to_string(launch)) + " (the held host function)", held->enqueue(f.driver, f.s1, launch));
   if (recipe.after_host_function_enqueued) recipe.after_host_function_enqueued(f, *state);
   if (!held->wait_until_running(timeouts.case_limit))
     throw SetupFailure("the held host function to start", CUDA_ERROR_UNKNOWN, "no-start");

@@ -8,6 +8,7 @@
 #include <iostream>
 #include <system_error>
 
+#include "harness/probe/held_host_function.h"
 #include "harness/probe/probe_case.h"
 #include "harness/probe/probe_markdown.h"
 #include "harness/probe/probe_options.h"
@@ -48,6 +49,8 @@ void write_file(const std::string& path, const std::string& text) {
 // The simulated driver reads its configuration from the environment at cuInit, in this process and
 // in every case child; it is set here, once, before any thread or driver exists.
 void configure_simulated_driver(const ProbeOptions& options) {
+  // The cases are this binary re-executed: they read the held host function's kind from here too.
+  ::setenv(std::string(kHeldByVariable).c_str(), options.held_by.c_str(), 1);  // NOLINT(concurrency-mt-unsafe): no thread yet
   if (options.profile) {
     ::setenv("GILSAN_SIM_PROFILE", options.profile->c_str(), 1);  // NOLINT(concurrency-mt-unsafe): no thread yet
   } else {
@@ -114,6 +117,8 @@ int run_probe(const ProbeOptions& options, const std::vector<std::string>& argum
     return fail(kExitProbeFailed, error.what());
   }
   evidence.origin = read_origin(*choice.table, choice.kind);
+  // A profile measured with another kind of held host function says so where it says how it was made.
+  if (options.held_by != "launch-host-func") evidence.origin.method += " --held-by " + options.held_by;
   evidence.driver_choice = choice.reason;
   evidence.driver_library = choice.table->library_path();
   if (choice.kind == DriverKind::Sim)

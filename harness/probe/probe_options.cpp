@@ -7,6 +7,7 @@ namespace gilsan::probe {
 const char* const kProbeUsage =
     "usage: gilsan probe [--driver auto|real|sim] [--profile IN] [-o PROFILE.json] [--markdown FILE]\n"
     "                    [--jobs N] [--enqueue-limit N] [--cudart PATH]\n"
+    "                    [--held-by launch-host-func|stream-add-callback|graph-host-node]\n"
     "       gilsan probe --diff A.json B.json\n"
     "Measures what the driver blocks while a host function runs and what it allows inside one, and\n"
     "writes a driver profile (stdout without -o) and a Markdown report. --diff lists every cell that\n"
@@ -60,6 +61,13 @@ ProbeOptions parse_probe_options(const std::vector<std::string>& arguments) {
       probe_option_seen = true;
     } else if (argument == "--enqueue-limit") {
       options.enqueue_limit = positive_integer(argument, value("a number"), 1 << 20);
+      probe_option_seen = true;
+    } else if (argument == "--held-by") {
+      options.held_by = value("launch-host-func, stream-add-callback or graph-host-node");
+      if (options.held_by != "launch-host-func" && options.held_by != "stream-add-callback" &&
+          options.held_by != "graph-host-node")
+        throw UsageError("--held-by expects launch-host-func, stream-add-callback or graph-host-node, not '" +
+                         options.held_by + "'");
       probe_option_seen = true;
     } else if (argument == "--cudart") {
       options.cudart = value("a libcudart path");

@@ -1,6 +1,7 @@
 // The probe's command line:
 //   gilsan probe [--driver auto|real|sim] [--profile IN] [-o PROFILE.json] [--markdown FILE]
 //                [--jobs N] [--enqueue-limit N] [--cudart PATH]
+//                [--held-by launch-host-func|stream-add-callback|graph-host-node]
 //   gilsan probe --diff A.json B.json
 #pragma once
 
@@ -25,6 +26,8 @@ struct ProbeOptions {
   std::optional<int> jobs;
   int enqueue_limit = 4096;
   std::optional<std::string> cudart;
+  // --held-by: how the outside matrix's held host function is enqueued (held_host_function.h)
+  std::string held_by = "launch-host-func";
 };
 
 class UsageError : public std::invalid_argument {

@@ -245,6 +245,18 @@ TEST_F(Probe, DiffListsEveryChangedCellAndSetsTheExitCode) {
   EXPECT_EQ(same.out, "");
 }
 
+// --held-by: the outside matrix with the held host function enqueued by cuStreamAddCallback, and as a
+// graph host node. The simulated driver treats every kind alike, so each measures the profile it runs;
+// the measured profile's origin says how it was measured.
+TEST_F(Probe, EachKindOfHeldHostFunctionMeasuresTheSimulatedDriverAlike) {
+  const DriverProfile shipped = load_driver_profile(GILSAN_SHIPPED_PROFILE);
+  for (const char* kind : {"stream-add-callback", "graph-host-node"}) {
+    const DriverProfile measured = probe_profile(GILSAN_SHIPPED_PROFILE, {"--held-by", kind});
+    EXPECT_TRUE(measured.same_behaviour(shipped)) << kind;
+    EXPECT_EQ(measured.origin.method, std::string("gilsan probe --held-by ") + kind);
+  }
+}
+
 TEST_F(Probe, AMalformedProfileIsAClearErrorNamingFileAndLine) {
   std::string unknown = edited_profile("unknown.json", [](nlohmann::json& p) { p["origin"]["bogus"] = 1; });
   std::string missing = edited_profile("missing.json", [](nlohmann::json& p) { p["inside_host_function"].erase("cuMemAlloc"); });

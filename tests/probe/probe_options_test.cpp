@@ -15,6 +15,9 @@ TEST(ProbeOptions, ParsesAProbe) {
   EXPECT_EQ(o.jobs, 3);
   EXPECT_EQ(o.enqueue_limit, 64);
   EXPECT_FALSE(o.diff.has_value());
+  EXPECT_EQ(o.held_by, "launch-host-func");
+  for (const char* kind : {"launch-host-func", "stream-add-callback", "graph-host-node"})
+    EXPECT_EQ(parse_probe_options({"--held-by", kind}).held_by, kind);
 }
 
 TEST(ProbeOptions, ParsesADiff) {
@@ -38,6 +41,9 @@ TEST(ProbeOptions, RejectsBadInputWithOneLine) {
   EXPECT_EQ(message({"--diff", "a", "b", "-o", "c"}), "--diff takes no other option");
   EXPECT_EQ(message({"--jobs", "0"}), "--jobs expects an integer from 1 to 256, not '0'");
   EXPECT_EQ(message({"--frobnicate"}), "unknown argument '--frobnicate'");
+  EXPECT_EQ(message({"--held-by", "callback"}),
+            "--held-by expects launch-host-func, stream-add-callback or graph-host-node, not 'callback'");
+  EXPECT_EQ(message({"--diff", "a", "b", "--held-by", "graph-host-node"}), "--diff takes no other option");
 }
 
 }  // namespace
