@@ -4,11 +4,22 @@
 # folder that is removed at the end; with --merge, those that reach new code are added to the committed
 # corpus (commit them). A crash, a hang (-timeout) or a broken rule (tests/fuzz/fuzz_rules.h) fails the
 # run and leaves the input in BUILD/artifacts/.
-# Usage: ci/fuzz.sh [--merge] [SECONDS] [BUILD_DIR]   (exit 3: clang or libFuzzer missing, nothing ran)
+# With --runs N each target makes exactly N runs from a fixed seed instead: the same inputs every time,
+# so a CI result does not depend on the machine's speed or luck (CI uses it; a new finding then comes
+# from a change, not from the day). New territory is for the time-bounded runs.
+# Usage: ci/fuzz.sh [--merge] [--runs N] [SECONDS] [BUILD_DIR]   (exit 3: clang or libFuzzer missing)
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 merge=0
-if [[ ${1:-} == --merge ]]; then merge=1; shift; fi
+runs=""
+while [[ ${1:-} == --* ]]; do
+  case "$1" in
+    --merge) merge=1; shift ;;
+    --runs) runs=${2:-}; shift 2 || true
+            [[ $runs =~ ^[1-9][0-9]*$ ]] || { echo "ci/fuzz.sh: --runs needs a positive whole number" >&2; exit 2; } ;;
+    *) echo "ci/fuzz.sh: unknown option '$1'" >&2; exit 2 ;;
+  esac
+done
 seconds=${1:-15}
 build=${2:-$root/build-fuzz}
 [[ $seconds =~ ^[0-9]+$ ]] || { echo "ci/fuzz.sh: SECONDS must be a whole number, not '$seconds'" >&2; exit 2; }
@@ -35,10 +46,16 @@ for target in "$build"/bin/gilsan_fuzz_*; do
   dictionary=()
   [[ -f $root/tests/fuzz/dictionaries/$parser.dict ]] && dictionary=(-dict="$root/tests/fuzz/dictionaries/$parser.dict")
   mkdir -p "$scratch/$parser"
-  echo "== $parser: ${seconds} s from $(find "$corpus" -type f | wc -l) inputs"
+  if [[ -n $runs ]]; then
+    budget=(-runs="$runs" -seed=1)
+    echo "== $parser: $runs runs (seed 1) from $(find "$corpus" -type f | wc -l) inputs"
+  else
+    budget=(-max_total_time="$seconds")
+    echo "== $parser: ${seconds} s from $(find "$corpus" -type f | wc -l) inputs"
+  fi
   # New inputs go to the first folder (scratch); the committed corpus is only read. 2 s for one input
   # is a hang: every parser here is linear.
-  if ! "$target" "$scratch/$parser" "$corpus" "${dictionary[@]}" -max_total_time="$seconds" -timeout=2 -rss_limit_mb=2048 \
+  if ! "$target" "$scratch/$parser" "$corpus" "${dictionary[@]}" "${budget[@]}" -timeout=2 -rss_limit_mb=2048 \
        -max_len=65536 -print_final_stats=1 -artifact_prefix="$build/artifacts/$parser-" \
        > "$scratch/$parser.log" 2>&1; then
     failed+=("$parser")
@@ -55,4 +72,4 @@ if ((${#failed[@]})); then
   echo "ci/fuzz.sh: failed: ${failed[*]} (inputs in $build/artifacts/)" >&2
   exit 1
 fi
-echo "ci/fuzz.sh: every parser held for ${seconds} s"
+if [[ -n $runs ]]; then echo "ci/fuzz.sh: every parser held for $runs runs"; else echo "ci/fuzz.sh: every parser held for $seconds s"; fi

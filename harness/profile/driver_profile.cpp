@@ -158,6 +158,15 @@ DriverProfile parse_driver_profile(std::string_view json_text, const std::string
     root = json::parse(json_text.begin(), json_text.end());
   } catch (const json::parse_error& error) {
     src.fail_at_offset(error.byte == 0 ? 0 : error.byte - 1, "not valid JSON: " + std::string(error.what()));
+  } catch (const json::exception& error) {
+    // A number no JSON number type holds (out_of_range.406, found by fuzzing) comes without a position;
+    // its message quotes the number, so the number is looked up to name its line.
+    const std::string message = error.what();
+    const auto open = message.find('\'');
+    const auto close = message.rfind('\'');
+    const std::string token = open != std::string::npos && close > open ? message.substr(open + 1, close - open - 1) : "";
+    const auto at = token.empty() ? std::string_view::npos : json_text.find(token);
+    src.fail_at_offset(at == std::string_view::npos ? 0 : at, "not valid JSON: " + message);
   }
   if (!root.is_object()) src.fail_at_offset(0, "a driver profile is a JSON object");
   require_only_keys(src, root, "profile",

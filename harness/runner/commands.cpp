@@ -16,6 +16,7 @@
 #include "harness/runner/junit_report.h"
 #include "harness/runner/output_path.h"
 #include "harness/runner/run_report.h"
+#include "harness/runner/github_annotations.h"
 #include "harness/runner/scenario_sanitizer.h"
 #include "harness/runner/suite_matrix.h"
 #include "harness/runner/suite_results_json.h"
@@ -198,6 +199,7 @@ namespace {
 int report_suite(const std::vector<ScenarioResult>& results, const SuiteSummary& summary) {
   if (const std::string matrix = conformance_matrix(results); !matrix.empty()) std::cout << "\n" << matrix;
   if (const std::string failures = failure_excerpts(results); !failures.empty()) std::cout << "\n" << failures;
+  if (github_actions_requested()) std::cout << github_annotations(results);
   std::cout << summary.line() << std::endl;
   if (summary.interrupted) return kExitInterrupted;
   if (summary.harness_errors > 0) return kExitInternal;

@@ -180,6 +180,13 @@ Classification classify(const Snapshot& snapshot, const DriverCallBlocksPredicat
   result.cycle = *chosen;
   result.deadlock_class = class_of_cycle(result.cycle, result.graph, result.facts);
   for (const WaitEdge& edge : result.cycle) {
+    // The report's list of what was not read from the board holds every inferred edge of the cycle too,
+    // so that a cycle resting on one is never shown with an empty list.
+    if (edge.inferred) {
+      std::string fact = edge.text + " (inferred from: " + edge.evidence + ")";
+      if (std::find(result.inferred.begin(), result.inferred.end(), fact) == result.inferred.end())
+        result.inferred.push_back(std::move(fact));
+    }
     if (const auto at = edge.evidence.find(kAgainstTheProfile); at != std::string::npos) {
       const std::string entry_point = edge.evidence.substr(at + kAgainstTheProfile.size());
       result.reasons.push_back("the profile says " + entry_point +

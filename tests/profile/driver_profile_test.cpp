@@ -117,6 +117,15 @@ TEST(DriverProfileErrors, MalformedJsonNamesTheLine) {
   EXPECT_NE(std::string::npos, error.find("not valid JSON")) << error;
 }
 
+// Found by the fuzzer in CI: a number no JSON number type holds made the parser throw out_of_range,
+// which escaped as an internal error (a crash in the fuzz target) instead of a line naming the number.
+TEST(DriverProfileErrors, ANumberTooLargeForJsonNamesItsLine) {
+  std::string text = with(shipped(), "\"enqueue_blocks_at_depth\":", "\"enqueue_blocks_at_depth\": 22e2202,\n    \"x\":");
+  std::string error = error_for(text);
+  EXPECT_TRUE(error.starts_with("test.json:" + std::to_string(line_of(text, "22e2202")) + ": not valid JSON: ")) << error;
+  EXPECT_NE(std::string::npos, error.find("number overflow")) << error;
+}
+
 TEST(DriverProfileErrors, UnknownEntryPointNamesKeyAndLine) {
   std::string text = with(shipped(), "\"cuMemAllocHost\":", "\"cuMemAllocHosts\":");
   std::string error = error_for(text);

@@ -89,6 +89,9 @@ TEST(Classifier, ACallTheProfileSaysReturnsIsAnInversionOnTheEvidenceAndTheRepor
   EXPECT_EQ(result.deadlock_class, DeadlockClass::gil_driver_inversion);
   EXPECT_TRUE(cycle_has(result, "driver-lock:0x30"));
   EXPECT_EQ(inferred_in_cycle(result), 1u);
+  ASSERT_FALSE(result.inferred.empty()) << "a cycle with an inferred edge lists it";
+  EXPECT_NE(result.inferred.back().find("though the driver profile says it returns"), std::string::npos)
+      << result.inferred.back();
   EXPECT_NE(std::find(result.reasons.begin(), result.reasons.end(),
                       "the profile says cuMemAllocAsync returns while a host function runs; this driver blocked it: "
                       "run gilsan probe"),
