@@ -12,6 +12,10 @@ steps=("$@")
 mkdir -p "$out"
 export PATH=/opt/torch/.venv/bin:/usr/local/cuda/bin:$PATH
 build=${GILSAN_GPU_BUILD:-/tmp/gilsan-build}
+# Debian packages carried in .debs/ (ci/gpu-deps.sh): unpacked once, found by cmake and the loader.
+if compgen -G "$root/.debs/*.deb" >/dev/null; then
+  while IFS= read -r assignment; do export "${assignment?}"; done < <("$root/ci/gpu-deps.sh" unpack /tmp/gilsan-deps)
+fi
 stamp() { echo "# $(date -u +%Y-%m-%dT%H:%M:%SZ) $(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader | head -1)"; }
 
 for step in "${steps[@]}"; do

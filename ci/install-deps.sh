@@ -4,7 +4,8 @@
 # from pip, and no package registry) installs nothing and needs none.
 #   required: cmake, ninja, a C++20 compiler, the embedded Python's headers, GoogleTest and GoogleMock,
 #             nlohmann-json, Google Benchmark, and the CUDA Toolkit (nvcc, cuda.h) under /usr/local/cuda
-#   optional: valgrind (without it, its Helgrind test is skipped, saying so), python3-venv (without it,
+#   optional: libdw-dev (elfutils: file:line and inlined frames in reports; without it, names only),
+#             valgrind (without it, its Helgrind test is skipped, saying so), python3-venv (without it,
 #             the peers' conformance tests are left out, saying so), clang with libFuzzer (ci/fuzz.sh)
 #             and clang-tidy (ci/tidy.sh): without them ci/test.sh skips those steps, saying so
 set -euo pipefail
@@ -32,6 +33,8 @@ header gmock/gmock.h || required+=(libgmock-dev)
 header nlohmann/json.hpp || required+=(nlohmann-json3-dev)
 header benchmark/benchmark.h || required+=(libbenchmark-dev)
 has_command valgrind || optional+=(valgrind)
+# elfutils' headers: file:line and inlined frames in reports (without them, function names only).
+header elfutils/libdwfl.h || optional+=(libdw-dev)
 has_libfuzzer() {
   has_command clang++ || return 1
   local library

@@ -47,3 +47,35 @@ function(gilsan_python_preload_env out_var)
   endif()
   set(${out_var} ${_env} PARENT_SCOPE)
 endfunction()
+
+# The ELF symbol reader and the DWARF source lines (harness/watchdog/elf_symbols, source_lines), a
+# library of their own: the watchdog and the sanitizer's sources (checkers/sources) both name code
+# addresses with them, and the sources must not drag the watchdog in. Source lines need elfutils'
+# headers (libdw-dev) to build; libdw.so.1 itself is loaded when a report is made (libdw_functions.h
+# says why), so nothing links it.
+function(gilsan_add_symbols_library)
+  if(TARGET gilsan_elf_symbols)
+    return()
+  endif()
+  set(dir ${PROJECT_SOURCE_DIR}/harness/watchdog)
+  add_library(gilsan_elf_symbols STATIC ${dir}/elf_symbols.cpp ${dir}/source_lines.cpp ${dir}/libdw_functions.cpp)
+  gilsan_target_defaults(gilsan_elf_symbols)
+  find_path(GILSAN_LIBDW_INCLUDE_DIR elfutils/libdwfl.h)
+  find_path(GILSAN_LIBELF_INCLUDE_DIR gelf.h)
+  if(GILSAN_LIBDW_INCLUDE_DIR AND GILSAN_LIBELF_INCLUDE_DIR)
+    target_include_directories(gilsan_elf_symbols PRIVATE ${GILSAN_LIBDW_INCLUDE_DIR} ${GILSAN_LIBELF_INCLUDE_DIR})
+    target_compile_definitions(gilsan_elf_symbols PRIVATE GILSAN_HAVE_LIBDW_HEADERS)
+    target_link_libraries(gilsan_elf_symbols PRIVATE ${CMAKE_DL_LIBS})
+  else()
+    message(STATUS "elfutils' headers (libdw-dev) not found: reports will name functions without file:line")
+  endif()
+endfunction()
+
+# A test that checks source lines knows whether they were built (and then must work: libdw-dev's
+# headers imply libdw1 on the machine) from the same definition the library got.
+function(gilsan_tell_whether_source_lines_are_built target)
+  get_target_property(definitions gilsan_elf_symbols COMPILE_DEFINITIONS)
+  if(definitions MATCHES "GILSAN_HAVE_LIBDW_HEADERS")
+    target_compile_definitions(${target} PRIVATE GILSAN_HAVE_LIBDW_HEADERS)
+  endif()
+endfunction()

@@ -15,6 +15,7 @@
 #include <string>
 
 #include "harness/watchdog/elf_symbols.h"
+#include "harness/watchdog/source_lines.h"
 
 namespace gilsan::checkers {
 namespace {
@@ -44,9 +45,18 @@ class StaticSymbolCache {
     return entry->second.get();
   }
 
+  // File:line and inlined calls of the code at `in_file` (the object's own address), innermost first.
+  std::vector<watchdog::SourceFrame> source_of(const std::string& path, std::uint64_t in_file) {
+    std::lock_guard lock(mutex_);
+    auto [entry, inserted] = lines_.try_emplace(path);
+    if (inserted) entry->second = watchdog::SourceLines::open(path);
+    return entry->second ? entry->second->frames_at(in_file) : std::vector<watchdog::SourceFrame>{};
+  }
+
  private:
   std::mutex mutex_;
   std::map<std::string, std::unique_ptr<watchdog::ElfSymbols>> objects_;
+  std::map<std::string, std::unique_ptr<watchdog::SourceLines>> lines_;  // nullptr: no DWARF
 };
 
 StaticSymbolCache& static_symbols() {
@@ -61,30 +71,43 @@ struct StaticSymbol {
   std::uintptr_t offset = 0;
 };
 
-std::optional<StaticSymbol> find_static_symbol(const void* address) {
+// The object mapping `address` and the address in the object's own terms (the mapped one less its
+// load bias, 0 for a fixed executable).
+struct ObjectAddress {
+  std::string path;
+  std::uint64_t in_file = 0;
+};
+
+std::optional<ObjectAddress> object_address(const void* address) {
   Dl_info info{};
   link_map* map = nullptr;
   if (::dladdr1(address, &info, reinterpret_cast<void**>(&map), RTLD_DL_LINKMAP) == 0 || map == nullptr) {
     return std::nullopt;
   }
   // The main program's link map has an empty name.
-  const std::string path = map->l_name != nullptr && map->l_name[0] != '\0' ? map->l_name : "/proc/self/exe";
-  const watchdog::ElfSymbols* symbols = static_symbols().symbols_of(path);
+  return ObjectAddress{map->l_name != nullptr && map->l_name[0] != '\0' ? map->l_name : "/proc/self/exe",
+                       reinterpret_cast<std::uintptr_t>(address) - map->l_addr};
+}
+
+std::optional<StaticSymbol> find_static_symbol(const void* address) {
+  const auto object = object_address(address);
+  if (!object) return std::nullopt;
+  const watchdog::ElfSymbols* symbols = static_symbols().symbols_of(object->path);
   if (symbols == nullptr) return std::nullopt;
-  // The object's own addresses are the mapped ones less its load bias (0 for a fixed executable).
-  const std::uint64_t in_file = reinterpret_cast<std::uintptr_t>(address) - map->l_addr;
+  const std::uint64_t in_file = object->in_file;
   const watchdog::ElfSymbols::Symbol* symbol = symbols->find(in_file);
   if (symbol == nullptr) return std::nullopt;
   return StaticSymbol{watchdog::demangle(symbol->name), in_file - symbol->address};
 }
 
-// A raw frame as symbolize_native_stack names it.
-std::string frame_name(std::uintptr_t address) {
+// A raw frame as symbolize_native_stack names it: a line per call inlined there (innermost first),
+// then the function's own, each with its file:line when the object has DWARF.
+std::vector<std::string> frame_names(std::uintptr_t address) {
   // A return address points after the call: look up the byte before it, so that a call that is
   // the last instruction of its function is not taken for the next function.
   const void* inside = reinterpret_cast<const void*>(address - 1);
   Dl_info info{};
-  if (::dladdr(inside, &info) == 0) return hex(address);
+  if (::dladdr(inside, &info) == 0) return {hex(address)};
   const std::string object = info.dli_fname != nullptr ? base_name(info.dli_fname) : "";
   std::string function;
   if (info.dli_sname != nullptr) {
@@ -93,8 +116,18 @@ std::string frame_name(std::uintptr_t address) {
   } else if (auto symbol = find_static_symbol(inside)) {
     function = symbol->name + offset_suffix(symbol->offset + 1);  // measured from address - 1
   }
+  std::vector<watchdog::SourceFrame> sources;
+  if (const auto where = object_address(inside)) sources = static_symbols().source_of(where->path, where->in_file);
+  std::vector<std::string> names;
+  const std::string in_object = object.empty() ? "" : " (" + object + ")";
+  for (std::size_t i = 0; i + 1 < sources.size(); ++i) {
+    names.push_back("[inlined] " + (sources[i].function.empty() ? "??" : sources[i].function) + in_object +
+                    watchdog::source_suffix(sources[i]));
+  }
+  if (function.empty() && !sources.empty()) function = sources.back().function;
   if (function.empty()) function = hex(address);
-  return object.empty() ? function : function + " (" + object + ")";
+  names.push_back(function + in_object + (sources.empty() ? "" : watchdog::source_suffix(sources.back())));
+  return names;
 }
 
 std::optional<std::uintptr_t> raw_address(std::string_view frame) {
@@ -112,6 +145,8 @@ std::optional<std::uintptr_t> raw_address(std::string_view frame) {
 void prepare_native_stack_capture() {
   void* frame = nullptr;
   ::backtrace(&frame, 1);
+  // libdw too, for the same reason: a report may be made inside a driver call.
+  watchdog::SourceLines::unavailable_reason();
 }
 
 // Not inlined: its caller's frame is found by this function's own return address.
@@ -135,12 +170,17 @@ __attribute__((noinline)) Stack capture_native_stack(std::size_t depth) {
 
 void symbolize_native_stack(Stack& stack, const std::vector<std::string_view>& own_frames) {
   bool any_raw = false;
+  Stack named;
+  named.reserve(stack.size());
   for (std::string& frame : stack) {
     if (auto address = raw_address(frame)) {
-      frame = frame_name(*address);
+      for (std::string& name : frame_names(*address)) named.push_back(std::move(name));
       any_raw = true;
+    } else {
+      named.push_back(std::move(frame));
     }
   }
+  stack = std::move(named);
   if (!any_raw) return;
   auto own = [&](const std::string& frame) {
     return std::any_of(own_frames.begin(), own_frames.end(),

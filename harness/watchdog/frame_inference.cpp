@@ -17,7 +17,12 @@ bool starts_with(std::string_view text, std::string_view prefix) { return text.s
 // The bare function name of a demangled symbol: "ns::f(int)" -> "ns::f".
 std::string_view function_name(std::string_view symbol) {
   auto paren = symbol.find('(');
-  return paren == std::string_view::npos ? symbol : symbol.substr(0, paren);
+  std::string_view name = paren == std::string_view::npos ? symbol : symbol.substr(0, paren);
+  // glibc's internal aliases ("__GI___lll_lock_wait"), as its debug file names them, are the
+  // functions of the same name without the marker.
+  constexpr std::string_view kGlibcInternal = "__GI_";
+  if (name.starts_with(kGlibcInternal)) name.remove_prefix(kGlibcInternal.size());
+  return name;
 }
 
 bool is_mutex_primitive(std::string_view name) {
@@ -89,7 +94,9 @@ NativeWait infer_native_wait(const std::vector<NativeFrame>& frames) {
     if (is_python_lock_frame(name)) return {NativeWait::Kind::PythonLock, std::string(name)};
     if (is_driver_entry_point(name)) return {NativeWait::Kind::DriverCall, std::string(name)};
     if (is_wait_primitive(name)) {
-      if (innermost_primitive.empty()) innermost_primitive = name;
+      // The machine frame names the wait: a primitive inlined into it (libc's futex_wait inside
+      // __lll_lock_wait) is a detail of how it waits, not what for.
+      if (innermost_primitive.empty() && !frame.inlined) innermost_primitive = name;
       continue;
     }
   }

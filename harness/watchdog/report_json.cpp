@@ -88,7 +88,10 @@ json thread_json(const HangReport& report, const ThreadSnapshot& thread) {
                           {"symbol", frame.symbol},
                           {"symbol_offset", frame.symbol_offset},
                           {"module", frame.module},
-                          {"module_offset", hex(frame.module_offset)}});
+                          {"module_offset", hex(frame.module_offset)},
+                          {"file", frame.file},
+                          {"line", frame.line},
+                          {"inlined", frame.inlined}});
   }
   out["native_stack"] = native;
   out["native_stack_note"] = thread.native_stack_note;

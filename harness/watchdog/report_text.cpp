@@ -37,12 +37,15 @@ void write_native_stack(std::ostream& out, const ThreadSnapshot& thread) {
   for (std::size_t i = 0; i < thread.native_stack.size(); ++i) {
     const NativeFrame& frame = thread.native_stack[i];
     out << "      #" << i << (i < 10 ? "  " : " ") << hex(frame.address) << " ";
-    if (!frame.symbol.empty()) {
+    if (frame.inlined) {
+      out << "[inlined] " << (frame.symbol.empty() ? "??" : frame.symbol);
+    } else if (!frame.symbol.empty()) {
       out << frame.symbol << "+" << hex(frame.symbol_offset);
     } else {
       out << "??";
     }
     if (!frame.module.empty()) out << " (" << module_name(frame.module) << "+" << hex(frame.module_offset) << ")";
+    if (!frame.file.empty()) out << " at " << frame.file << (frame.line > 0 ? ":" + std::to_string(frame.line) : "");
     out << "\n";
   }
 }

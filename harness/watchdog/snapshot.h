@@ -34,6 +34,11 @@ struct NativeFrame {
   std::uint64_t symbol_offset = 0;
   std::string module;  // path of the mapped file, or "[vdso]" and the like
   std::uint64_t module_offset = 0;  // address relative to the module's load base
+  std::string file;  // source file, from the module's DWARF (SourceLines); "" when it has none
+  int line = 0;
+  // A call the compiler inlined: no machine frame of its own; it shares the address of the frame
+  // after it, whose function holds its code.
+  bool inlined = false;
 };
 
 struct PythonFrame {

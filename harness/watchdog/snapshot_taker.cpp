@@ -112,6 +112,9 @@ Snapshot take_snapshot(pid_t pid, board::BoardReader& reader, Symbolizer& symbol
     for (const NativeFrame& frame : thread.native_stack) modules.insert(frame.module);
   }
   for (const std::string& problem : symbolizer.problems_in(modules)) snapshot.notes.push_back("symbols: " + problem);
+  if (std::string why_not = SourceLines::unavailable_reason(); !why_not.empty() && !modules.empty()) {
+    snapshot.notes.push_back("symbols: no file:line: " + why_not);
+  }
   return snapshot;
 }
 

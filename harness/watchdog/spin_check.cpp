@@ -55,7 +55,7 @@ std::map<int, std::string> DriverSpinCheck::check(const std::vector<int>& tids) 
   if (round.stacks.empty()) return found;
   symbolizer_.update_mappings(read_memory_maps(pid_));
   for (const auto& [tid, frames] : round.stacks) {
-    std::vector<NativeFrame> symbolized = symbolizer_.symbolize_stack(frames);
+    std::vector<NativeFrame> symbolized = symbolizer_.name_stack(frames);
     last_frames_[tid] = innermost_frames(symbolized);
     NativeWait wait = infer_native_wait(symbolized);
     found[tid] = wait.kind == NativeWait::Kind::DriverCall ? normalize_entry_point(wait.frame) : "";

@@ -69,36 +69,85 @@ const ElfSymbols* Symbolizer::symbols_for(const MemoryMapping& mapping) const {
   return cache_.emplace(mapping.path, std::move(symbols)).first->second.get();
 }
 
-NativeFrame Symbolizer::symbolize(std::uint64_t address, bool return_address) const {
-  NativeFrame frame;
+Symbolizer::Located Symbolizer::locate(std::uint64_t address, bool return_address) const {
+  Located located;
+  NativeFrame& frame = located.frame;
   frame.address = address;
   std::uint64_t lookup = return_address && address > 0 ? address - 1 : address;
   auto after = std::upper_bound(mappings_.begin(), mappings_.end(), lookup,
                                 [](std::uint64_t value, const MemoryMapping& m) { return value < m.start; });
-  if (after == mappings_.begin()) return frame;
+  if (after == mappings_.begin()) return located;
   const MemoryMapping& mapping = *std::prev(after);
-  if (lookup >= mapping.end) return frame;
+  if (lookup >= mapping.end) return located;
   frame.module = mapping.path;
   std::uint64_t file_offset = lookup - mapping.start + mapping.file_offset;
   frame.module_offset = file_offset;
-  if (mapping.path.empty() || mapping.path[0] != '/') return frame;
+  if (mapping.path.empty() || mapping.path[0] != '/') return located;
   const ElfSymbols* symbols = symbols_for(mapping);
-  if (symbols == nullptr) return frame;
+  if (symbols == nullptr) return located;
   auto virtual_address = symbols->virtual_address(file_offset);
-  if (!virtual_address) return frame;
+  if (!virtual_address) return located;
+  located.looked_up = *virtual_address;
   frame.module_offset = *virtual_address + (lookup == address ? 0 : 1);
   if (const ElfSymbols::Symbol* symbol = symbols->find(*virtual_address)) {
     frame.symbol = demangle(symbol->name);
     frame.symbol_offset = *virtual_address - symbol->address + (lookup == address ? 0 : 1);
   }
-  return frame;
+  return located;
+}
+
+NativeFrame Symbolizer::symbolize(std::uint64_t address, bool return_address) const {
+  return locate(address, return_address).frame;
+}
+
+std::vector<NativeFrame> Symbolizer::symbolize_with_inlined(std::uint64_t address, bool return_address) const {
+  Located located = locate(address, return_address);
+  const SourceLines* lines = located.looked_up ? lines_for(located.frame.module) : nullptr;
+  if (lines == nullptr) return {located.frame};
+  auto [cached, inserted] = sources_.try_emplace({located.frame.module, *located.looked_up});
+  if (inserted) cached->second = lines->frames_at(*located.looked_up);
+  const std::vector<SourceFrame>& sources = cached->second;
+  if (sources.empty()) return {located.frame};
+  std::vector<NativeFrame> frames;
+  frames.reserve(sources.size());
+  for (std::size_t i = 0; i + 1 < sources.size(); ++i) {
+    NativeFrame inlined = located.frame;
+    inlined.symbol = sources[i].function;
+    inlined.symbol_offset = 0;
+    inlined.file = sources[i].file;
+    inlined.line = sources[i].line;
+    inlined.inlined = true;
+    frames.push_back(std::move(inlined));
+  }
+  // The machine frame keeps the symbol table's name; DWARF's fills in only where the table has none.
+  NativeFrame holder = std::move(located.frame);
+  if (holder.symbol.empty()) holder.symbol = sources.back().function;
+  holder.file = sources.back().file;
+  holder.line = sources.back().line;
+  frames.push_back(std::move(holder));
+  return frames;
 }
 
 std::vector<NativeFrame> Symbolizer::symbolize_stack(const std::vector<std::uint64_t>& frames) const {
   std::vector<NativeFrame> symbolized;
   symbolized.reserve(frames.size());
-  for (std::size_t i = 0; i < frames.size(); ++i) symbolized.push_back(symbolize(frames[i], i > 0));
+  for (std::size_t i = 0; i < frames.size(); ++i) {
+    for (NativeFrame& frame : symbolize_with_inlined(frames[i], i > 0)) symbolized.push_back(std::move(frame));
+  }
   return symbolized;
+}
+
+std::vector<NativeFrame> Symbolizer::name_stack(const std::vector<std::uint64_t>& frames) const {
+  std::vector<NativeFrame> named;
+  named.reserve(frames.size());
+  for (std::size_t i = 0; i < frames.size(); ++i) named.push_back(symbolize(frames[i], i > 0));
+  return named;
+}
+
+const SourceLines* Symbolizer::lines_for(const std::string& path) const {
+  auto [entry, inserted] = lines_.try_emplace(path);
+  if (inserted) entry->second = SourceLines::open(path);
+  return entry->second.get();
 }
 
 std::vector<std::string> Symbolizer::problems_in(const std::set<std::string>& modules) const {

@@ -1,5 +1,6 @@
 // Symbolizer: turns addresses of another process into function names, from its /proc/PID/maps and the
-// symbol tables of the mapped files (ElfSymbols). Read the maps while the process is still alive.
+// symbol tables of the mapped files (ElfSymbols), and into file:line with the calls inlined there
+// where a file has DWARF (SourceLines). Read the maps while the process is still alive.
 #pragma once
 
 #include <sys/types.h>
@@ -10,10 +11,12 @@
 #include <optional>
 #include <set>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "harness/watchdog/elf_symbols.h"
 #include "harness/watchdog/snapshot.h"
+#include "harness/watchdog/source_lines.h"
 
 namespace gilsan::watchdog {
 
@@ -40,8 +43,15 @@ class Symbolizer {
   // `return_address`: the address follows a call instruction, so the symbol is looked up one byte
   // earlier (a call may be the last instruction of its function).
   NativeFrame symbolize(std::uint64_t address, bool return_address) const;
-  // frames[0] is the interrupted instruction; the rest are return addresses.
+  // symbolize's frame with its file:line, preceded by a frame for each call inlined at the address
+  // (innermost first), when the module has DWARF.
+  std::vector<NativeFrame> symbolize_with_inlined(std::uint64_t address, bool return_address) const;
+  // frames[0] is the interrupted instruction; the rest are return addresses. Inlined calls add frames.
+  // For reports: the first call reads each module's DWARF (tens of milliseconds for a large one).
   std::vector<NativeFrame> symbolize_stack(const std::vector<std::uint64_t>& frames) const;
+  // One frame per address, names from the symbol tables only: for the watchdog's per-sample
+  // inference (spin checks), which needs function names, fast, and no file:line.
+  std::vector<NativeFrame> name_stack(const std::vector<std::uint64_t>& frames) const;
 
   // The files among `modules` (NativeFrame::module paths) whose symbols could not be read, with the
   // reason (for a report's notes). Asked per report: a symbolizer kept across samples has also tried
@@ -49,11 +59,21 @@ class Symbolizer {
   std::vector<std::string> problems_in(const std::set<std::string>& modules) const;
 
  private:
+  struct Located {
+    NativeFrame frame;
+    std::optional<std::uint64_t> looked_up;  // the module's own address looked up, when known
+  };
+  Located locate(std::uint64_t address, bool return_address) const;
   const ElfSymbols* symbols_for(const MemoryMapping& mapping) const;
+  const SourceLines* lines_for(const std::string& path) const;
 
   pid_t pid_;
   std::vector<MemoryMapping> mappings_;  // sorted by start
   mutable std::map<std::string, std::unique_ptr<ElfSymbols>> cache_;  // nullptr: could not be read
+  mutable std::map<std::string, std::unique_ptr<SourceLines>> lines_;  // nullptr: no DWARF
+  // By module and address: a symbolizer kept across samples meets the same waits again, and a DWARF
+  // lookup (scope walk) costs ~100 us where a symbol lookup costs ~0.2 us.
+  mutable std::map<std::pair<std::string, std::uint64_t>, std::vector<SourceFrame>> sources_;
   mutable std::map<std::string, std::string> problems_;
 };
 

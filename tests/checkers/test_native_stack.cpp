@@ -7,6 +7,7 @@
 #include "checkers/inject/runtime_error_names.h"
 #include "checkers/sources/code_address.h"
 #include "checkers/sources/native_stack.h"
+#include "harness/watchdog/source_lines.h"
 
 // File-local functions at global scope: the executable exports its global symbols (ENABLE_EXPORTS),
 // not these, so only the ELF .symtab names them.
@@ -19,6 +20,21 @@ static __attribute__((noinline)) gilsan::checkers::Stack file_local_capturer() {
 static __attribute__((noinline)) int file_local_function(int value) {
   asm volatile("" ::: "memory");
   return value * 3 + 1;
+}
+
+// A call inlined into a function with a frame of its own (always_inline: at every optimization level).
+static const int kInlinedCaptureLine = __LINE__ + 2;
+static __attribute__((always_inline)) inline gilsan::checkers::Stack inlined_capturer() {
+  gilsan::checkers::Stack stack = gilsan::checkers::capture_native_stack(8);
+  asm volatile("" ::: "memory");
+  return stack;
+}
+
+static const int kOuterCaptureLine = __LINE__ + 2;
+static __attribute__((noinline)) gilsan::checkers::Stack outer_capturer() {
+  gilsan::checkers::Stack stack = inlined_capturer();
+  asm volatile("" ::: "memory");
+  return stack;
 }
 
 namespace gilsan::checkers {
@@ -62,6 +78,26 @@ TEST(NativeStack, StaticSymbolsNameWhatDladdrCannot) {
   EXPECT_EQ("gilsan_checkers_source_tests", identity.implementation);
   int on_stack = 0;
   EXPECT_EQ("", static_symbol_name(&on_stack));  // data, not code
+}
+
+// With libdw-dev at build time (so libdw1 here), frames get file:line and inlined calls a frame each.
+TEST(NativeStack, DwarfAddsFileLineAndAFramePerInlinedCall) {
+  if (std::string why_not = watchdog::SourceLines::unavailable_reason(); !why_not.empty()) {
+#ifdef GILSAN_HAVE_LIBDW_HEADERS
+    FAIL() << why_not;
+#else
+    GTEST_SKIP() << why_not;
+#endif
+  }
+  Stack stack = outer_capturer();
+  symbolize_native_stack(stack, {});
+  ASSERT_GE(stack.size(), 2u);
+  const std::string file = "test_native_stack.cpp:";
+  EXPECT_EQ(0u, stack[0].rfind("[inlined] inlined_capturer", 0)) << stack[0];
+  EXPECT_NE(std::string::npos, stack[0].find(file + std::to_string(kInlinedCaptureLine))) << stack[0];
+  EXPECT_EQ(0u, stack[1].rfind("outer_capturer()+0x", 0)) << stack[1];
+  EXPECT_NE(std::string::npos, stack[1].find("(gilsan_checkers_source_tests) at ")) << stack[1];
+  EXPECT_NE(std::string::npos, stack[1].find(file + std::to_string(kOuterCaptureLine))) << stack[1];
 }
 
 TEST(RuntimeErrorNames, TheBuiltInTableComesFromTheToolkitsHeader) {

@@ -145,6 +145,21 @@ TEST(FrameInference, MutexesConditionsAndNothing) {
   EXPECT_EQ(parked.kind, NativeWait::Kind::FinalizationHang);
 }
 
+TEST(FrameInference, DebugInfoNamesAndInlinedPrimitivesKeepTheWait) {
+  // With libc's debug file, its internal aliases and the calls inlined into them appear.
+  NativeFrame futex_wait = frame("futex_wait");
+  futex_wait.inlined = true;
+  auto mutex = infer_native_wait({futex_wait, frame("__GI___lll_lock_wait"), frame("___pthread_mutex_lock"),
+                                  frame("worker(int)")});
+  EXPECT_EQ(mutex.kind, NativeWait::Kind::NativeLock);
+  EXPECT_EQ(mutex.frame, "__lll_lock_wait");
+  // An inlined frame still explains a wait when it names the GIL.
+  NativeFrame take_gil = frame("take_gil");
+  take_gil.inlined = true;
+  EXPECT_EQ(infer_native_wait({frame("pthread_cond_timedwait"), take_gil, frame("PyGILState_Ensure")}).kind,
+            NativeWait::Kind::Gil);
+}
+
 TEST(FrameInference, DriverThreadsAndFinalization) {
   NativeFrame in_driver;
   in_driver.module = "/usr/lib/x86_64-linux-gnu/libcuda.so.1";
