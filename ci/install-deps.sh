@@ -5,6 +5,7 @@
 #   required: cmake, ninja, a C++20 compiler, the embedded Python's headers, GoogleTest and GoogleMock,
 #             nlohmann-json, Google Benchmark, and the CUDA Toolkit (nvcc, cuda.h) under /usr/local/cuda
 #   optional: libdw-dev (elfutils: file:line and inlined frames in reports; without it, names only),
+#             graphviz (docs' pictures, ci/docs.sh: without it, their doc test is skipped),
 #             valgrind (without it, its Helgrind test is skipped, saying so), python3-venv (without it,
 #             the peers' conformance tests are left out, saying so), clang with libFuzzer (ci/fuzz.sh)
 #             and clang-tidy (ci/tidy.sh): without them ci/test.sh skips those steps, saying so
@@ -33,6 +34,8 @@ header gmock/gmock.h || required+=(libgmock-dev)
 header nlohmann/json.hpp || required+=(nlohmann-json3-dev)
 header benchmark/benchmark.h || required+=(libbenchmark-dev)
 has_command valgrind || optional+=(valgrind)
+# Graphviz: the doc test that draws each deadlock class's picture (ci/docs.sh); skipped without it.
+has_command dot || optional+=(graphviz)
 # elfutils' headers: file:line and inlined frames in reports (without them, function names only).
 header elfutils/libdwfl.h || optional+=(libdw-dev)
 has_libfuzzer() {

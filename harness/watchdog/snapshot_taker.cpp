@@ -1,6 +1,7 @@
 #include "harness/watchdog/snapshot_taker.h"
 
 #include <algorithm>
+#include <future>
 #include <map>
 #include <set>
 #include <system_error>
@@ -57,8 +58,17 @@ Snapshot take_snapshot(pid_t pid, board::BoardReader& reader, Symbolizer& symbol
   std::optional<board::CrashRecord> crash = reader.crash();
   NativeStackRound native = sample_native_stacks(pid, reader, tids, crash ? crash->tid : 0,
                                                  options.native_stack_timeout);
-  std::vector<PythonThreadStack> python = python_stacks(pid, reader.python_stack_signal(), options, snapshot);
+  // Naming the native frames (file:line reads each module's DWARF once: tens of milliseconds) runs
+  // while the Python stacks are awaited, which is mostly waiting for faulthandler's pipe to go quiet.
+  // The symbolizer is the helper's alone until get(); the hung threads do not load libraries.
   symbolizer.update_mappings(read_memory_maps(pid));
+  auto named_native = std::async(std::launch::async, [&symbolizer, &native] {
+    std::map<int, std::vector<NativeFrame>> named;
+    for (const auto& [tid, frames] : native.stacks) named[tid] = symbolizer.symbolize_stack(frames);
+    return named;
+  });
+  std::vector<PythonThreadStack> python = python_stacks(pid, reader.python_stack_signal(), options, snapshot);
+  std::map<int, std::vector<NativeFrame>> native_frames = named_native.get();
   board::BoardContents board = reader.read();
 
   snapshot.progress = board.progress;
@@ -82,8 +92,8 @@ Snapshot take_snapshot(pid_t pid, board::BoardReader& reader, Symbolizer& symbol
     thread.tid = tid;
     if (auto found = proc_states.find(tid); found != proc_states.end()) thread.proc = found->second;
     if (auto found = records.find(tid); found != records.end()) thread.board = found->second;
-    if (auto found = native.stacks.find(tid); found != native.stacks.end()) {
-      thread.native_stack = symbolizer.symbolize_stack(found->second);
+    if (auto found = native_frames.find(tid); found != native_frames.end()) {
+      thread.native_stack = std::move(found->second);
     } else if (crash && crash->tid == tid && thread.board) {
       thread.native_stack = symbolizer.symbolize_stack(thread.board->frames);
       thread.native_stack_note = "stack written by the crash handler";

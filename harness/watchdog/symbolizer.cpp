@@ -144,10 +144,14 @@ std::vector<NativeFrame> Symbolizer::name_stack(const std::vector<std::uint64_t>
   return named;
 }
 
-const SourceLines* Symbolizer::lines_for(const std::string& path) const {
-  auto [entry, inserted] = lines_.try_emplace(path);
-  if (inserted) entry->second = SourceLines::open(path);
-  return entry->second.get();
+const SourceLines* Symbolizer::lines_for(const std::string& path) const { return lines_.get(path); }
+
+void Symbolizer::open_source_lines_ahead() {
+  std::set<std::string> paths;
+  for (const MemoryMapping& mapping : read_memory_maps(pid_)) {
+    if (mapping.path.starts_with('/') && mapping.permissions.find('x') != std::string::npos) paths.insert(mapping.path);
+  }
+  lines_.open_in_background({paths.begin(), paths.end()});
 }
 
 std::vector<std::string> Symbolizer::problems_in(const std::set<std::string>& modules) const {

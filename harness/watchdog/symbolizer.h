@@ -17,6 +17,7 @@
 #include "harness/watchdog/elf_symbols.h"
 #include "harness/watchdog/snapshot.h"
 #include "harness/watchdog/source_lines.h"
+#include "harness/watchdog/source_lines_cache.h"
 
 namespace gilsan::watchdog {
 
@@ -58,6 +59,10 @@ class Symbolizer {
   // files that no frame of this report is in.
   std::vector<std::string> problems_in(const std::set<std::string>& modules) const;
 
+  // Opens, on a thread of its own, the DWARF of every file-backed executable mapping of the process
+  // not opened yet, so that a snapshot soon after does not wait for it (SourceLinesCache).
+  void open_source_lines_ahead();
+
  private:
   struct Located {
     NativeFrame frame;
@@ -70,7 +75,7 @@ class Symbolizer {
   pid_t pid_;
   std::vector<MemoryMapping> mappings_;  // sorted by start
   mutable std::map<std::string, std::unique_ptr<ElfSymbols>> cache_;  // nullptr: could not be read
-  mutable std::map<std::string, std::unique_ptr<SourceLines>> lines_;  // nullptr: no DWARF
+  mutable SourceLinesCache lines_;
   // By module and address: a symbolizer kept across samples meets the same waits again, and a DWARF
   // lookup (scope walk) costs ~100 us where a symbol lookup costs ~0.2 us.
   mutable std::map<std::pair<std::string, std::uint64_t>, std::vector<SourceFrame>> sources_;

@@ -70,6 +70,7 @@ std::optional<Detection> Watchdog::tick(std::uint64_t now_ns) {
     return std::nullopt;
   }
   if (now_ns < deferred_until_ns_) return std::nullopt;
+  open_source_lines_when_half_quiet(now_ns);
   auto interval = static_cast<std::uint64_t>(std::chrono::nanoseconds(options_.thread_sample_interval).count());
   if (last_thread_sample_ns_ != 0 && now_ns < last_thread_sample_ns_ + interval) return std::nullopt;
   last_thread_sample_ns_ = now_ns;
@@ -102,6 +103,16 @@ bool Watchdog::defer_unexplained_hang(std::uint64_t now_ns) {
   deferred_until_ns_ = until;
   detected_ = false;
   return true;
+}
+
+// Half a quiet period without progress: a snapshot may follow, and its file:line needs each module's
+// DWARF opened (tens of milliseconds); a stretch that ends in progress loses nothing but that work.
+void Watchdog::open_source_lines_when_half_quiet(std::uint64_t now_ns) {
+  const std::uint64_t last_progress_ns = detector_.last_progress_ns();
+  const auto half_quiet = static_cast<std::uint64_t>(std::chrono::nanoseconds(options_.effective_quiet()).count()) / 2;
+  if (last_progress_ns == 0 || now_ns < last_progress_ns + half_quiet || opened_ahead_for_ns_ == last_progress_ns) return;
+  opened_ahead_for_ns_ = last_progress_ns;
+  symbolizer_.open_source_lines_ahead();
 }
 
 Detection Watchdog::snapshot_now(DetectionKind kind) {

@@ -11,6 +11,7 @@
 #include <string>
 
 #include "harness/watchdog/source_lines.h"
+#include "harness/watchdog/source_lines_cache.h"
 #include "harness/watchdog/symbolizer.h"
 
 // Three functions at global scope with known lines: outer_function calls inlined_step, which the
@@ -97,6 +98,17 @@ TEST(SourceLines, TheWatchdogsSymbolizerAddsAFramePerInlinedCall) {
   EXPECT_NE(0u, frames[2].symbol_offset);
   EXPECT_EQ(kOuterCallLine, frames[2].line);
   EXPECT_TRUE(ends_with(frames[2].file, "source_lines_test.cpp")) << frames[2].file;
+}
+
+TEST(SourceLinesCache, OpensEachFileOnceInTheBackgroundOrWhenAsked) {
+  if (!kSourceLinesBuilt) GTEST_SKIP() << SourceLines::unavailable_reason();
+  SourceLinesCache cache;
+  cache.open_in_background({"/proc/self/exe", "/nonexistent/libnothing.so"});
+  cache.open_in_background({"/proc/self/exe"});  // one opener at a time: this one is dropped or redundant
+  const SourceLines* own = cache.get("/proc/self/exe");  // waits for the opener if it holds the file
+  ASSERT_NE(nullptr, own);
+  EXPECT_EQ(own, cache.get("/proc/self/exe"));
+  EXPECT_EQ(nullptr, cache.get("/nonexistent/libnothing.so"));
 }
 
 TEST(SourceLines, AFileThatIsNotElfOrIsMissingHasNone) {
