@@ -64,6 +64,12 @@ struct CallRecipe {
   // The one measured call of `entry_point`.
   std::function<CUresult(const ProbeFixture&, RecipeState&)> call;
   Dependency dependency = Dependency::None;
+  // A kernel's first use in a context (the enqueued-work table's first-use cells measure it under
+  // each loading mode). It runs in both matrices, for the Markdown, but does not decide the call
+  // tables: those describe the entry point in its steady state, which the sanitizer applies to every
+  // call of it. Otherwise one lazily loaded kernel would make every GIL-held launch of a warm one a
+  // reported cycle.
+  bool first_use_only = false;
   // Non-empty when the recipe exercises the entry point only trivially, and why.
   std::string trivial_because;
 };

@@ -25,6 +25,8 @@ inline constexpr std::string_view kCallStarted = "call-started";
 inline constexpr std::string_view kCallReturned = "call-returned";        // CODE CODE_NAME MICROSECONDS
 inline constexpr std::string_view kHeldBack = "held-back";                // MILLISECONDS waited
 inline constexpr std::string_view kReleased = "released";
+inline constexpr std::string_view kWorkWaited = "work-waited";            // MILLISECONDS waited for the work
+inline constexpr std::string_view kWorkCompleted = "work-completed";      // MICROSECONDS after the call returned
 inline constexpr std::string_view kNote = "note";                         // free text
 }  // namespace key
 

@@ -9,6 +9,7 @@
 #include "harness/probe/outside_matrix.h"
 #include "harness/probe/runtime_comparison.h"
 #include "harness/probe/topology_probe.h"
+#include "harness/probe/work_matrix.h"
 
 namespace gilsan::probe {
 namespace {
@@ -19,12 +20,13 @@ const char* kind_name(CaseKind kind) {
     case CaseKind::Inside: return "inside";
     case CaseKind::Topology: return "topology";
     case CaseKind::Runtime: return "runtime";
+    case CaseKind::Work: return "work";
   }
   return "?";
 }
 
 CaseKind parse_kind(const std::string& text) {
-  for (CaseKind kind : {CaseKind::Outside, CaseKind::Inside, CaseKind::Topology, CaseKind::Runtime})
+  for (CaseKind kind : {CaseKind::Outside, CaseKind::Inside, CaseKind::Topology, CaseKind::Runtime, CaseKind::Work})
     if (text == kind_name(kind)) return kind;
   throw std::invalid_argument("unknown probe case kind '" + text + "'");
 }
@@ -61,6 +63,10 @@ const CallRecipe& recipe_named(const std::string& id) {
 void run_case(const CaseSpec& spec, const CaseReporter& reporter) {
   if (spec.kind == CaseKind::Runtime)
     return run_runtime_case(spec.subject, spec.runtime_library, spec.timeouts, reporter);
+  // The call matrices and the topology run under lazy loading, the driver's default, whatever the
+  // probe's own environment says; the enqueued-work matrix runs each cell under both modes.
+  const WorkCaseSubject work = spec.kind == CaseKind::Work ? parse_work_case_subject(spec.subject) : WorkCaseSubject{};
+  select_module_loading(work.mode);
   DriverChoice choice = open_driver(spec.driver == DriverKind::Real ? DriverRequest::Real : DriverRequest::Sim);
   ProbeFixture fixture(*choice.table);
   switch (spec.kind) {
@@ -68,6 +74,7 @@ void run_case(const CaseSpec& spec, const CaseReporter& reporter) {
     case CaseKind::Inside: return run_inside_case(fixture, recipe_named(spec.subject), spec.timeouts, reporter);
     case CaseKind::Topology:
       return run_topology_case(spec.subject, fixture, spec.timeouts, spec.enqueue_limit, reporter);
+    case CaseKind::Work: return run_work_case(fixture, *work.cell->recipe, spec.timeouts, reporter);
     case CaseKind::Runtime: break;
   }
 }

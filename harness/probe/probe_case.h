@@ -13,11 +13,11 @@
 
 namespace gilsan::probe {
 
-enum class CaseKind { Outside, Inside, Topology, Runtime };
+enum class CaseKind { Outside, Inside, Topology, Runtime, Work };
 
 struct CaseSpec {
   CaseKind kind = CaseKind::Outside;
-  std::string subject;  // recipe id, topology case, or runtime intent
+  std::string subject;  // recipe id, topology case, runtime intent, or "MODE/CELL" (work_matrix.h)
   DriverKind driver = DriverKind::Sim;
   ProbeTimeouts timeouts;
   int enqueue_limit = 0;

@@ -11,6 +11,7 @@
 #include "harness/probe/probe_timeouts.h"
 #include "harness/probe/runtime_comparison.h"
 #include "harness/probe/topology_probe.h"
+#include "harness/probe/work_matrix.h"
 #include "harness/profile/driver_profile.h"
 
 namespace gilsan::probe {
@@ -19,6 +20,12 @@ struct RecipeEvidence {
   const CallRecipe* recipe = nullptr;
   InsideOutcome inside;
   OutsideOutcome outside;
+};
+
+struct WorkEvidence {
+  ModuleLoading mode = ModuleLoading::Lazy;
+  const WorkCellRecipe* cell = nullptr;
+  WorkOutcome outcome;
 };
 
 struct ProbeEvidence {
@@ -30,6 +37,7 @@ struct ProbeEvidence {
   ProbeTimeouts timeouts;
   int jobs = 1;
   std::vector<RecipeEvidence> recipes;  // in call_recipes() order
+  std::vector<WorkEvidence> work;       // each loading mode, then work_cell_recipes() order
   TopologyEvidence topology;
   RuntimeComparison runtime;
   std::chrono::milliseconds elapsed{0};

@@ -120,6 +120,25 @@ void entry_point_section(const ProbeEvidence& e, std::ostringstream& out) {
   out << "\n";
 }
 
+void work_section(const ProbeEvidence& e, std::ostringstream& out) {
+  out << "## Enqueued work (call returns? work completes?) by loading mode\n\n"
+         "Each row in a process of its own, CUDA_MODULE_LOADING as named; work completes when S2 drains while "
+         "the host function is still held.\n\n"
+         "| mode | cell | recipe | result | call | work done after the call | behaviour |\n"
+         "| --- | --- | --- | --- | --- | --- | --- |\n";
+  for (const WorkEvidence& w : e.work) {
+    const WorkOutcome& o = w.outcome;
+    const std::string result = o.code ? o.code->name : "-";
+    const std::string behaviour =
+        o.problem.empty() ? describe(o.observation) : std::string(describe(o.observation)) + ": " + o.problem;
+    const bool work_done = o.observation == WorkObservation::Proceeded || o.observation == WorkObservation::WorkWaited;
+    out << "| " << to_string(w.mode) << " | `" << w.cell->cell->name << "` | `" << w.cell->recipe->id << "` | " << result
+        << " | " << milliseconds(o.call_microseconds) << " | " << (work_done ? milliseconds(o.work_microseconds) : "-")
+        << " | " << cell(behaviour) << " |\n";
+  }
+  out << "\n";
+}
+
 void trivial_section(const ProbeEvidence& e, std::ostringstream& out) {
   std::set<std::string> meaningful;
   std::vector<std::string> lines;
@@ -179,6 +198,7 @@ std::string render_markdown(const ProbeEvidence& e, const AssembledProfile& asse
       << std::fixed << std::setprecision(1) << static_cast<double>(e.elapsed.count()) / 1000.0 << " s.\n\n";
   topology_section(e, p, out);
   entry_point_section(e, out);
+  work_section(e, out);
   trivial_section(e, out);
   runtime_section(e, out);
   out << "## Not measured\n\n";

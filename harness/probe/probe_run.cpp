@@ -92,6 +92,12 @@ ProbeEvidence run_probe(const ProbeRunSettings& s, const std::function<void(cons
     requests.push_back(request(s, CaseKind::Inside, recipe.id, "inside " + recipe.id));
     requests.push_back(request(s, CaseKind::Outside, recipe.id, "outside " + recipe.id));
   }
+  const std::size_t first_work = requests.size();
+  for (ModuleLoading mode : module_loading_modes())
+    for (const WorkCellRecipe& cell : work_cell_recipes()) {
+      const std::string subject = work_case_subject(mode, cell.cell->name);
+      requests.push_back(request(s, CaseKind::Work, subject, "work " + subject));
+    }
   const std::size_t first_runtime = requests.size();
   if (s.compare_runtime)
     for (const RuntimeIntent& intent : intents)
@@ -110,6 +116,12 @@ ProbeEvidence run_probe(const ProbeRunSettings& s, const std::function<void(cons
     r.inside = interpret_inside_case(recipes[i], results[first_recipe + 2 * i]);
     r.outside = interpret_outside_case(recipes[i], results[first_recipe + 2 * i + 1]);
     evidence.recipes.push_back(std::move(r));
+  }
+  for (std::size_t i = first_work; i < first_runtime; ++i) {
+    const std::size_t cells = work_cell_recipes().size();
+    const std::size_t index = i - first_work;
+    evidence.work.push_back(
+        {module_loading_modes()[index / cells], &work_cell_recipes()[index % cells], interpret_work_case(results[i])});
   }
   if (s.compare_runtime) {
     std::vector<CaseResult> runtime(results.begin() + static_cast<std::ptrdiff_t>(first_runtime), results.end());

@@ -51,7 +51,7 @@ AssembledProfile assemble_profile(const ProbeEvidence& evidence, const DriverPro
   for (const std::string& entry : profiled_entry_points()) {
     std::vector<const RecipeEvidence*> recipes;
     for (const RecipeEvidence& r : evidence.recipes)
-      if (r.recipe->entry_point == entry) recipes.push_back(&r);
+      if (r.recipe->entry_point == entry && !r.recipe->first_use_only) recipes.push_back(&r);
 
     std::optional<InsideBehaviour> inside;
     for (const RecipeEvidence* r : recipes)
@@ -93,6 +93,26 @@ AssembledProfile assemble_profile(const ProbeEvidence& evidence, const DriverPro
   } else {
     p.topology.enqueue_blocks_at_depth = fallback.enqueue_blocks_at_depth;
     unmeasured("topology.enqueue_blocks_at_depth", t.enqueue_problem.empty() ? t.enqueue_note : t.enqueue_problem);
+  }
+
+  // A cell no case decided keeps the carry-over's value, else what a /1 profile with this call table
+  // and topology reads (completion unknown: the work is taken to complete, unless it is a host
+  // function that the topology serializes behind the running one).
+  const auto derived = enqueued_work_from_calls(p.while_host_function_runs, p.topology);
+  for (ModuleLoading mode : module_loading_modes()) {
+    for (const EnqueuedWorkCell& cell : enqueued_work_cells()) {
+      const WorkEvidence* measured = nullptr;
+      for (const WorkEvidence& w : evidence.work)
+        if (w.mode == mode && w.cell->cell == &cell) measured = &w;
+      const std::optional<WorkBehaviour> verdict = measured ? work_verdict(measured->outcome) : std::nullopt;
+      if (verdict) {
+        p.enqueued_work[mode][cell.name] = *verdict;
+        continue;
+      }
+      p.enqueued_work[mode][cell.name] = carry_over ? carry_over->work(mode, cell.name) : derived.at(mode).at(cell.name);
+      unmeasured("enqueued_work_while_host_function_runs." + std::string(to_string(mode)) + "." + cell.name,
+                 measured ? measured->cell->recipe->id + ": " + measured->outcome.problem : "no case");
+    }
   }
   return out;
 }

@@ -38,6 +38,14 @@ std::vector<std::string> diff_profiles(const DriverProfile& before, const Driver
                   depth_text(a.enqueue_blocks_at_depth));
   diff_table("inside_host_function", before.inside_host_function, after.inside_host_function, out);
   diff_table("while_host_function_runs", before.while_host_function_runs, after.while_host_function_runs, out);
+  for (ModuleLoading mode : module_loading_modes()) {
+    const EnqueuedWorkTable none;
+    auto b_table = before.enqueued_work.find(mode);
+    auto a_table = after.enqueued_work.find(mode);
+    diff_table(std::string("enqueued_work_while_host_function_runs.") + to_string(mode),
+               b_table == before.enqueued_work.end() ? none : b_table->second,
+               a_table == after.enqueued_work.end() ? none : a_table->second, out);
+  }
   return out;
 }
 

@@ -61,6 +61,16 @@ void add_module_and_graph_recipes(std::vector<CallRecipe>& out) {
                    s.function = f.spin_function(s.module);
                  },
                  .call = [](F f, S s) { return launch_spin(f, s, f.s2); }});
+  out.push_back({.id = "cuLaunchKernel#first-library-kernel",
+                 .description = "first launch on S2 of a freshly loaded library's kernel, its CUkernel passed as the "
+                                "CUfunction (loads it into the context under lazy loading)",
+                 .prepare = [](F f, S s) {
+                   s.library = f.load_library();
+                   s.kernel = f.spin_kernel(s.library);
+                   s.function = reinterpret_cast<CUfunction>(s.kernel);
+                 },
+                 .call = [](F f, S s) { return launch_spin(f, s, f.s2); },
+                 .first_use_only = true});
   out.push_back({.id = "cuLaunchKernel#later",
                  .description = "a later launch on S2 of a function already launched and completed",
                  .prepare = [](F f, S s) {

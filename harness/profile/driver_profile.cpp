@@ -107,6 +107,35 @@ std::map<std::string, Enum> parse_behaviour_table(const SourceText& src, const j
   return out;
 }
 
+constexpr const char* kEnqueuedWorkKey = "enqueued_work_while_host_function_runs";
+
+// {"lazy": {CELL: BEHAVIOUR, ...}, "eager": {...}}: both modes, every cell of each.
+std::map<ModuleLoading, EnqueuedWorkTable> parse_enqueued_work(const SourceText& src, const json& root) {
+  const std::string section = kEnqueuedWorkKey;
+  const json& modes = require_key(src, root, "profile", kEnqueuedWorkKey, json::value_t::object);
+  std::map<ModuleLoading, EnqueuedWorkTable> out;
+  for (const auto& [mode_name, table] : modes.items()) {
+    const std::optional<ModuleLoading> mode = module_loading_named(mode_name);
+    if (!mode) src.fail_at_key(section, mode_name, "unknown loading mode '" + mode_name + "' in " + section + " (lazy, eager)");
+    if (!table.is_object()) src.fail_at_key(section, mode_name, section + "." + mode_name + " must be an object");
+    const std::string where = section + "." + mode_name;
+    EnqueuedWorkTable& cells = out[*mode];
+    for (const auto& [cell, value] : table.items()) {
+      // The quoted mode names occur only as keys of this table, so they anchor the cell's line.
+      if (find_enqueued_work_cell(cell) == nullptr) src.fail_at_key(mode_name, cell, "unknown cell '" + cell + "' in " + where);
+      const std::optional<WorkBehaviour> behaviour =
+          value.is_string() ? work_behaviour_named(value.get<std::string>()) : std::nullopt;
+      if (!behaviour) src.fail_at_key(mode_name, cell, where + "." + cell + " must be one of: proceeds, work-waits, call-blocks");
+      cells[cell] = *behaviour;
+    }
+    for (const auto& cell : enqueued_work_cells())
+      if (!cells.contains(cell.name)) src.fail_at_key(section, mode_name, "missing cell '" + cell.name + "' in " + where);
+  }
+  for (ModuleLoading mode : module_loading_modes())
+    if (!out.contains(mode)) src.fail_at_key(section, "", "missing loading mode '" + std::string(to_string(mode)) + "' in " + section);
+  return out;
+}
+
 template <typename Enum>
 const char* name_of(const std::map<std::string, Enum>& names, Enum value) {
   for (const auto& [name, v] : names)
@@ -136,6 +165,25 @@ InsideBehaviour DriverProfile::inside(std::string_view entry_point) const {
   return it->second;
 }
 
+WorkBehaviour DriverProfile::work(ModuleLoading mode, std::string_view cell) const {
+  auto table = enqueued_work.find(mode);
+  auto it = table == enqueued_work.end() ? EnqueuedWorkTable::const_iterator() : table->second.find(std::string(cell));
+  if (table == enqueued_work.end() || it == table->second.end())
+    throw std::out_of_range("driver profile has no enqueued_work_while_host_function_runs." +
+                            std::string(to_string(mode)) + " entry for " + std::string(cell));
+  return it->second;
+}
+
+std::map<ModuleLoading, EnqueuedWorkTable> enqueued_work_from_calls(
+    const std::map<std::string, OutsideBehaviour>& while_host_function_runs, const DriverProfileTopology& topology) {
+  std::map<std::string, bool> blocks;
+  for (const auto& [entry, behaviour] : while_host_function_runs) blocks[entry] = behaviour == OutsideBehaviour::Blocks;
+  std::map<ModuleLoading, EnqueuedWorkTable> out;
+  for (ModuleLoading mode : module_loading_modes())
+    out[mode] = enqueued_work_from_calls(blocks, topology.serialized_across_streams);
+  return out;
+}
+
 OutsideBehaviour DriverProfile::outside(std::string_view entry_point) const {
   auto it = while_host_function_runs.find(std::string(entry_point));
   if (it == while_host_function_runs.end())
@@ -148,7 +196,7 @@ bool DriverProfile::same_behaviour(const DriverProfile& other) const {
          topology.serialized_across_streams == other.topology.serialized_across_streams &&
          topology.enqueue_blocks_at_depth == other.topology.enqueue_blocks_at_depth &&
          inside_host_function == other.inside_host_function &&
-         while_host_function_runs == other.while_host_function_runs;
+         while_host_function_runs == other.while_host_function_runs && enqueued_work == other.enqueued_work;
 }
 
 DriverProfile parse_driver_profile(std::string_view json_text, const std::string& source) {
@@ -169,12 +217,15 @@ DriverProfile parse_driver_profile(std::string_view json_text, const std::string
     src.fail_at_offset(at == std::string_view::npos ? 0 : at, "not valid JSON: " + message);
   }
   if (!root.is_object()) src.fail_at_offset(0, "a driver profile is a JSON object");
-  require_only_keys(src, root, "profile",
-                    {"schema", "origin", "topology", "inside_host_function", "while_host_function_runs", "unmeasured"});
-
   const json& schema = require_key(src, root, "profile", "schema", json::value_t::string);
-  if (schema.get<std::string>() != kDriverProfileSchema)
-    src.fail_at_key("", "schema", "schema is '" + schema.get<std::string>() + "', expected '" + kDriverProfileSchema + "'");
+  const bool version_1 = schema.get<std::string>() == kDriverProfileSchemaV1;
+  if (!version_1 && schema.get<std::string>() != kDriverProfileSchema)
+    src.fail_at_key("", "schema", "schema is '" + schema.get<std::string>() + "', expected '" + kDriverProfileSchema +
+                                      "' (or '" + kDriverProfileSchemaV1 + "')");
+  std::set<std::string> known_keys = {"schema", "origin", "topology", "inside_host_function", "while_host_function_runs",
+                                      "unmeasured"};
+  if (!version_1) known_keys.insert(kEnqueuedWorkKey);
+  require_only_keys(src, root, "profile", known_keys);
 
   DriverProfile profile;
   const json& origin = require_key(src, root, "profile", "origin", json::value_t::object);
@@ -208,6 +259,8 @@ DriverProfile parse_driver_profile(std::string_view json_text, const std::string
 
   profile.inside_host_function = parse_behaviour_table(src, root, "inside_host_function", inside_names());
   profile.while_host_function_runs = parse_behaviour_table(src, root, "while_host_function_runs", outside_names());
+  profile.enqueued_work = version_1 ? enqueued_work_from_calls(profile.while_host_function_runs, profile.topology)
+                                    : parse_enqueued_work(src, root);
 
   if (auto it = root.find("unmeasured"); it != root.end()) {
     if (!it->is_array()) src.fail_at_key("", "unmeasured", "unmeasured must be a list of \"table.entry\" strings");
@@ -216,11 +269,16 @@ DriverProfile parse_driver_profile(std::string_view json_text, const std::string
       auto dot = text.find('.');
       bool known_table = dot != std::string::npos &&
                          (text.substr(0, dot) == "inside_host_function" || text.substr(0, dot) == "while_host_function_runs" ||
-                          text.substr(0, dot) == "topology");
+                          text.substr(0, dot) == "topology" || text.substr(0, dot) == kEnqueuedWorkKey);
       if (!known_table) src.fail_at_key("unmeasured", text, "unmeasured entry '" + text + "' is not \"table.entry\"");
       profile.unmeasured.push_back(text);
     }
   }
+  // A /1 profile never measured the enqueued-work table: every cell of it is an assumption.
+  if (version_1)
+    for (const auto& [mode, table] : profile.enqueued_work)
+      for (const auto& [cell, behaviour] : table)
+        profile.unmeasured.push_back(std::string(kEnqueuedWorkKey) + "." + to_string(mode) + "." + cell);
   return profile;
 }
 
@@ -249,6 +307,8 @@ std::string to_json(const DriverProfile& profile) {
     root["inside_host_function"][entry] = to_string(behaviour);
   for (const auto& [entry, behaviour] : profile.while_host_function_runs)
     root["while_host_function_runs"][entry] = to_string(behaviour);
+  for (const auto& [mode, table] : profile.enqueued_work)
+    for (const auto& [cell, behaviour] : table) root[kEnqueuedWorkKey][to_string(mode)][cell] = to_string(behaviour);
   root["unmeasured"] = profile.unmeasured;
   return root.dump(2) + "\n";
 }

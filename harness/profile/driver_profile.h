@@ -12,9 +12,13 @@
 #include <string_view>
 #include <vector>
 
+#include "harness/profile/enqueued_work.h"
+
 namespace gilsan {
 
-inline constexpr const char* kDriverProfileSchema = "gilsan-driver-profile/1";
+// Written by to_json; parse_driver_profile also reads /1, which has no enqueued-work table.
+inline constexpr const char* kDriverProfileSchema = "gilsan-driver-profile/2";
+inline constexpr const char* kDriverProfileSchemaV1 = "gilsan-driver-profile/1";
 
 // A driver call made on the callback thread, from inside a running host function.
 enum class InsideBehaviour {
@@ -53,12 +57,18 @@ struct DriverProfile {
   DriverProfileTopology topology;
   std::map<std::string, InsideBehaviour> inside_host_function;
   std::map<std::string, OutsideBehaviour> while_host_function_runs;
-  // "inside_host_function.cuX" / "while_host_function_runs.cuX" cells that were assumed, not measured.
+  // Both halves (call returns, work completes) of enqueuing calls and first kernel uses, per loading
+  // mode (enqueued_work.h); lists both modes. A /1 profile gets enqueued_work_from_calls in both.
+  std::map<ModuleLoading, EnqueuedWorkTable> enqueued_work;
+  // "inside_host_function.cuX" / "while_host_function_runs.cuX" /
+  // "enqueued_work_while_host_function_runs.MODE.CELL" cells that were assumed, not measured.
   std::vector<std::string> unmeasured;
 
   // Behaviour of an entry point; throws std::out_of_range for a name the profile does not list.
   InsideBehaviour inside(std::string_view entry_point) const;
   OutsideBehaviour outside(std::string_view entry_point) const;
+  // Throws std::out_of_range for a cell the profile does not list.
+  WorkBehaviour work(ModuleLoading mode, std::string_view cell) const;
   // Same answers in every behavioural cell and the topology (origin and unmeasured are not compared).
   bool same_behaviour(const DriverProfile& other) const;
 };
@@ -72,7 +82,12 @@ class DriverProfileError : public std::runtime_error {
 // error-string lookups.
 const std::vector<std::string>& profiled_entry_points();
 
-// Parses a profile. `source` names it in errors, which read "SOURCE:LINE: message" and name the key.
+// The enqueued-work table of a profile that measured only whether calls return (/1), read from its
+// call table and topology.
+std::map<ModuleLoading, EnqueuedWorkTable> enqueued_work_from_calls(
+    const std::map<std::string, OutsideBehaviour>& while_host_function_runs, const DriverProfileTopology& topology);
+
+// Parses a profile (/2, or /1 with its enqueued work derived). `source` names it in errors, which read "SOURCE:LINE: message" and name the key.
 DriverProfile parse_driver_profile(std::string_view json_text, const std::string& source);
 DriverProfile load_driver_profile(const std::string& path);
 // Canonical JSON (sorted keys, two-space indent, trailing newline): parse(to_json(p)) == p.

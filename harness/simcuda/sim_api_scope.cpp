@@ -2,6 +2,7 @@
 
 #include <condition_variable>
 #include <mutex>
+#include <utility>
 
 #include "harness/driverhooks/driver_hooks.h"
 #include "harness/simcuda/sim_callback_thread.h"
@@ -50,6 +51,9 @@ CUcontext target_context(const ApiTarget& target) {
   return context ? context->handle() : nullptr;
 }
 
+// The innermost ApiScope of this thread (a scope may open another: an export that calls one).
+thread_local ApiScope* current_scope = nullptr;
+
 GilsanSimApiCall describe(const char* name, CUcontext context, const ApiTarget& target) {
   return GilsanSimApiCall{name, context, target.stream, target.event};
 }
@@ -57,7 +61,11 @@ GilsanSimApiCall describe(const char* name, CUcontext context, const ApiTarget& 
 }  // namespace
 
 ApiScope::ApiScope(EntryId entry, ApiTarget target, const char* reported_name)
-    : name_(reported_name != nullptr ? reported_name : entry.name().data()), target_(target) {
+    : entry_(entry),
+      name_(reported_name != nullptr ? reported_name : entry.name().data()),
+      enclosing_(current_scope),
+      target_(target) {
+  current_scope = this;
   auto& driver = SimDriver::instance();
   if (driver.initialized()) {
     Lock lock(driver.mutex);
@@ -71,7 +79,12 @@ ApiScope::ApiScope(EntryId entry, ApiTarget target, const char* reported_name)
   apply_policy(entry);
 }
 
-ApiScope::~ApiScope() { driverhooks::api_exit(describe(name_, context_, target_), result_); }
+ApiScope::~ApiScope() {
+  current_scope = enclosing_;
+  driverhooks::api_exit(describe(name_, context_, target_), result_);
+}
+
+bool current_call_work_waits() { return current_scope != nullptr && current_scope->work_waits(); }
 
 void ApiScope::apply_policy(EntryId entry) {
   auto& driver = SimDriver::instance();
@@ -88,14 +101,29 @@ void ApiScope::apply_policy(EntryId entry) {
     }
     return;
   }
-  if (policy.outside[entry.index] == OutsideBehaviour::Blocks) {
-    Lock lock(driver.mutex);
-    driver.progress.wait(lock, [&] {
-      if (context_ == nullptr) return driver.host_functions_running == 0;
-      auto context = driver.contexts.find(context_);
-      return !context || context->host_functions_running == 0;
-    });
+  if (policy.may_be_first_use[entry.index]) {
+    first_use_undecided_ = true;
+    return;
   }
+  Lock lock(driver.mutex);
+  apply_outside(lock, policy.outside[entry.index]);
+}
+
+void ApiScope::decide_first_use(Lock& lock, const char* first_use_cell) {
+  if (!std::exchange(first_use_undecided_, false)) return;
+  const Policy& policy = SimDriver::instance().policy();
+  apply_outside(lock, first_use_cell != nullptr ? policy.work.at(first_use_cell) : policy.outside[entry_.index]);
+}
+
+void ApiScope::apply_outside(Lock& lock, WorkBehaviour behaviour) {
+  auto& driver = SimDriver::instance();
+  work_waits_ = behaviour == WorkBehaviour::WorkWaits;
+  if (behaviour != WorkBehaviour::CallBlocks) return;
+  driver.progress.wait(lock, [&] {
+    if (context_ == nullptr) return driver.host_functions_running == 0;
+    auto context = driver.contexts.find(context_);
+    return !context || context->host_functions_running == 0;
+  });
 }
 
 }  // namespace gilsan::sim

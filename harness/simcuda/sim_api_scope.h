@@ -5,15 +5,21 @@
 //  - on a driver callback thread (inside a host function): inside_host_function[entry] —
 //    not-permitted returns CUDA_ERROR_NOT_PERMITTED, hangs blocks forever, allowed lets the call do
 //    its work (which may then wait for real on a data dependency, as on the GPU);
-//  - on any other thread: while_host_function_runs[entry] — blocks waits until no host function of
-//    the call's context is running, returns proceeds at once.
+//  - on any other thread: the entry point's enqueued-work cell of the process's loading mode, else
+//    while_host_function_runs[entry] — call-blocks (blocks) waits until no host function of the call's
+//    context is running; work-waits lets the call return but holds the work it enqueues until then;
+//    proceeds (returns) goes on at once. An entry point that can be a kernel's first use in its
+//    context (the profile has a first-use cell for it) is decided by the call itself, once it knows
+//    (decide_first_use).
 // No entry point has special handling elsewhere; the model only does the work the call asks for.
 #pragma once
 
 #include <cuda.h>
 
+#include <mutex>
 #include <new>
 
+#include "harness/profile/enqueued_work.h"
 #include "harness/simcuda/sim_entry_points.h"
 
 namespace gilsan::sim {
@@ -44,6 +50,11 @@ class ApiScope {
   // True when the scope decided the call's result itself (not initialized, not permitted).
   bool refused() const { return result_ != CUDA_SUCCESS; }
   CUresult result() const { return result_; }
+  bool work_waits() const { return work_waits_; }
+  // Requires the lock. For entry points with first-use cells: applies `first_use_cell`'s behaviour
+  // (null: the call is not a first use, so the entry point's own), waiting with the lock released
+  // when the call blocks. Does nothing on a callback thread or for other entry points.
+  void decide_first_use(std::unique_lock<std::mutex>& lock, const char* first_use_cell);
   // Records the call's result for the observer and returns it.
   CUresult finish(CUresult result) {
     result_ = result;
@@ -52,11 +63,20 @@ class ApiScope {
 
  private:
   void apply_policy(EntryId entry);
+  void apply_outside(std::unique_lock<std::mutex>& lock, WorkBehaviour behaviour);
+  EntryId entry_;
   const char* name_;
+  ApiScope* enclosing_ = nullptr;  // the scope this thread was in before this one
+  bool first_use_undecided_ = false;
+  bool work_waits_ = false;  // work this call enqueues waits until no host function of its context runs
   ApiTarget target_;
   CUcontext context_ = nullptr;  // the context the call acts on, as reported and as waited for
   CUresult result_ = CUDA_SUCCESS;
 };
+
+// Whether work enqueued now, by the call this thread is in, must wait until no host function of its
+// context runs (the profile's work-waits). Read by the stream when it queues the work.
+bool current_call_work_waits();
 
 // Runs `body` and turns an exception (out of memory, no thread) into a CUresult: nothing may unwind
 // through the C interface.

@@ -80,14 +80,22 @@ CUresult SimDriver::configure(Lock&) {
       profile_ = parse_driver_profile(kBuiltinProfileText, profile_source_);
     }
     profile_json_ = to_json(profile_);
+    // Read once, as the real driver reads it at initialization.
+    module_loading_ = module_loading_from_environment(std::getenv("CUDA_MODULE_LOADING"));
+    policy_.work = profile_.enqueued_work.at(module_loading_);
     for (std::size_t i = 0; i < kEntryPointCount; ++i) {
       const std::string name(kEntryPointNames[i]);
       // The error-string lookups are not profiled: they behave the same everywhere.
       auto inside = profile_.inside_host_function.find(name);
       auto outside = profile_.while_host_function_runs.find(name);
       policy_.inside[i] = inside == profile_.inside_host_function.end() ? InsideBehaviour::Allowed : inside->second;
-      policy_.outside[i] =
-          outside == profile_.while_host_function_runs.end() ? OutsideBehaviour::Returns : outside->second;
+      const bool blocks = outside != profile_.while_host_function_runs.end() && outside->second == OutsideBehaviour::Blocks;
+      policy_.outside[i] = blocks ? WorkBehaviour::CallBlocks : WorkBehaviour::Proceeds;
+      for (const EnqueuedWorkCell& cell : enqueued_work_cells()) {
+        if (cell.entry_point != name) continue;
+        if (cell.first_use) policy_.may_be_first_use[i] = true;
+        else policy_.outside[i] = policy_.work.at(cell.name);
+      }
     }
     for (int ordinal = 0; ordinal < count; ++ordinal) {
       auto device = std::make_unique<SimDevice>();

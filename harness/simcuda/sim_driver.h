@@ -47,10 +47,16 @@ struct SimModule;
 struct SimStream;
 struct SimUserObject;
 
-// The profile's two tables, by entry-point id, for a lookup on every call.
+// The profile's tables, by entry-point id, for a lookup on every call; the enqueued-work cells are
+// those of the loading mode the process runs under (CUDA_MODULE_LOADING at cuInit).
 struct Policy {
   std::array<InsideBehaviour, kEntryPointCount> inside{};
-  std::array<OutsideBehaviour, kEntryPointCount> outside{};
+  // On another thread while a host function runs, for a call that is not a kernel's first use: the
+  // entry point's enqueued-work cell where it has one, else its while_host_function_runs answer.
+  std::array<WorkBehaviour, kEntryPointCount> outside{};
+  // The entry point has first-use cells: the call decides which cell it falls under (ApiScope::decide).
+  std::array<bool, kEntryPointCount> may_be_first_use{};
+  EnqueuedWorkTable work;  // the loading mode's cells, for the first-use lookups
 };
 
 class SimDriver {
@@ -67,6 +73,7 @@ class SimDriver {
   // Valid once initialized() is true; never change afterwards.
   const DriverProfile& profile() const { return profile_; }
   const Policy& policy() const { return policy_; }
+  ModuleLoading module_loading() const { return module_loading_; }
   // GILSAN_SIM_FAIL's calls that fail on purpose (sim_injected_failures.h); set once, at cuInit.
   InjectedFailures& injected_failures() { return injected_failures_; }
   const char* profile_source() const { return profile_source_.c_str(); }
@@ -114,6 +121,7 @@ class SimDriver {
   CUresult init_result_ = CUDA_ERROR_NOT_INITIALIZED;
   DriverProfile profile_;
   Policy policy_;
+  ModuleLoading module_loading_ = ModuleLoading::Lazy;
   InjectedFailures injected_failures_;
   std::string profile_source_;
   std::string profile_json_;

@@ -131,12 +131,14 @@ CUresult CUDAAPI cuDeviceGetDefaultMemPool(CUmemoryPool* pool_out, CUdevice dev)
 // The sim's own entry points (gilsan_sim.h).
 
 CUresult gilsanSimLaunchWork(CUstream stream, unsigned long long microseconds) {
-  // Device work is the counterpart of a kernel launch, so it follows cuLaunchKernel's policy.
+  // Device work is the counterpart of a kernel launch, so it follows cuLaunchKernel's policy: that of
+  // a warm launch, since it loads nothing.
   ApiScope api(entry("cuLaunchKernel"), on_stream(stream), "gilsanSimLaunchWork");
   if (api.refused()) return api.result();
   return api.finish(guarded([&] {
     auto& driver = SimDriver::instance();
     Lock lock(driver.mutex);
+    api.decide_first_use(lock, nullptr);
     std::shared_ptr<SimStream> target;
     if (CUresult rc = resolve_stream(stream, DefaultStream::Legacy, target); rc != CUDA_SUCCESS) return rc;
     return submit(lock, *target, DeviceWork{std::chrono::microseconds(microseconds)});

@@ -36,6 +36,7 @@ CUresult launch_kernel(CUfunction f, unsigned gridDimX, unsigned gridDimY, unsig
     if (CUresult rc = resolve_stream(hStream, null_stream, stream); rc != CUDA_SUCCESS) return rc;
     std::shared_ptr<SimFunction> function = resolve_function(f, *stream->context);
     if (!function || function->context != stream->context.get()) return CUDA_ERROR_INVALID_HANDLE;
+    api.decide_first_use(lock, first_use_by_launch(f, *function));
     KernelRun run;
     if (CUresult rc = pack_kernel_arguments(*function->kernel, kernelParams, extra, run); rc != CUDA_SUCCESS)
       return rc;
@@ -170,7 +171,9 @@ CUresult CUDAAPI cuKernelGetFunction(CUfunction* pFunc, CUkernel kernel) {
     if (!found) return CUDA_ERROR_INVALID_HANDLE;
     std::shared_ptr<SimContext> context = current_context();
     if (!context) return CUDA_ERROR_INVALID_CONTEXT;
-    *pFunc = function_of(*found, *context)->handle();
+    std::shared_ptr<SimFunction> function = function_of(*found, *context);
+    api.decide_first_use(lock, first_use_by_get_function(*function));
+    *pFunc = function->handle();
     return CUDA_SUCCESS;
   }));
 }

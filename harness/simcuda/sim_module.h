@@ -17,6 +17,10 @@ namespace gilsan::sim {
 struct SimFunction {
   SimContext* context = nullptr;
   const BuiltinKernel* kernel = nullptr;
+  // Used in its context (launched, or got by cuKernelGetFunction): what a lazily loading driver
+  // loads into the context at the first use. Which first uses wait for host functions is the
+  // profile's enqueued-work table.
+  bool used = false;
   CUfunction handle() { return reinterpret_cast<CUfunction>(this); }
 };
 
@@ -44,5 +48,12 @@ struct SimLibrary {
 std::shared_ptr<SimFunction> resolve_function(CUfunction handle, SimContext& context);
 // Requires the lock. The function of `kernel` in `context`, created on first use.
 std::shared_ptr<SimFunction> function_of(SimKernel& kernel, SimContext& context);
+
+// Requires the lock. The profile's first-use cell (enqueued_work.h) for a cuLaunchKernel of `handle`
+// (a CUfunction or a CUkernel) that resolved to `function`, or null when the function was used
+// before; marks it used.
+const char* first_use_by_launch(CUfunction handle, SimFunction& function);
+// Requires the lock. The same for cuKernelGetFunction.
+const char* first_use_by_get_function(SimFunction& function);
 
 }  // namespace gilsan::sim

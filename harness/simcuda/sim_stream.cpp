@@ -3,6 +3,7 @@
 #include <atomic>
 #include <thread>
 
+#include "harness/simcuda/sim_api_scope.h"
 #include "harness/simcuda/sim_board_hooks.h"
 #include "harness/simcuda/sim_callback_thread.h"
 #include "harness/simcuda/sim_capture.h"
@@ -38,7 +39,10 @@ void run_executor(const std::shared_ptr<SimStream>& self) {
   for (;;) {
     self->wake.wait(lock, [&] { return !self->queue.empty() || self->retired; });
     if (self->queue.empty()) break;
-    driver.progress.wait(lock, [&] { return satisfied(self->queue.front()->after); });
+    driver.progress.wait(lock, [&] {
+      const StreamOp& next = *self->queue.front();
+      return satisfied(next.after) && (!next.waits_for_host_functions || self->context->host_functions_running == 0);
+    });
     std::unique_ptr<StreamOp> op = std::move(self->queue.front());
     self->queue.pop_front();
     if (self->context->sticky_error != CUDA_SUCCESS) {
@@ -124,6 +128,7 @@ void enqueue(SimStream& stream, WorkItem work, std::vector<Dependency> after) {
   op->after = legacy_barrier(stream);
   for (auto& dependency : after) op->after.push_back(std::move(dependency));
   op->work = std::move(work);
+  op->waits_for_host_functions = current_call_work_waits();
   op->sequence = ++stream.enqueued;
   stream.queue.push_back(std::move(op));
   if (!stream.executor_running) {

@@ -41,6 +41,9 @@ struct StreamOp {
   std::uint64_t sequence = 0;
   std::vector<Dependency> after;
   WorkItem work;
+  // The call that enqueued it was work-waits in the profile: it starts only while no host function
+  // of its context runs.
+  bool waits_for_host_functions = false;
 };
 
 // All fields are guarded by SimDriver::mutex.

@@ -165,6 +165,17 @@ TEST_F(Probe, AHandEditedProfileRoundTrips) {
     outside["cuEventRecord"] = flipped_outside(outside["cuEventRecord"]);
     p["topology"]["enqueue_blocks_at_depth"] = 8;
     p["topology"]["callback_thread"] = "per-device";
+    // For entry points with enqueued-work cells the simulated driver follows the cells, so the
+    // flipped call keeps them in step; the rest differ by loading mode and by half.
+    auto& lazy = p["enqueued_work_while_host_function_runs"]["lazy"];
+    auto& eager = p["enqueued_work_while_host_function_runs"]["eager"];
+    const char* event_record = outside["cuEventRecord"] == "blocks" ? "call-blocks" : "proceeds";
+    lazy["cuEventRecord"] = eager["cuEventRecord"] = event_record;
+    lazy["cuLaunchKernel#first-library-kernel"] = "work-waits";
+    lazy["cuLaunchKernel"] = "work-waits";
+    eager["cuKernelGetFunction#first"] = "proceeds";
+    eager["cuMemsetD8Async"] = "work-waits";
+    eager["cuLaunchKernel#first-module-function"] = "call-blocks";
   });
   ProbeRun shipped_to_edited = probe({"--diff", GILSAN_SHIPPED_PROFILE, edited});
   EXPECT_EQ(shipped_to_edited.exit_code, 1) << "the edits must change the profile";

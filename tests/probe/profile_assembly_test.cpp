@@ -25,6 +25,13 @@ OutsideOutcome outside(OutsideObservation observation) {
   return o;
 }
 
+WorkOutcome work(WorkObservation observation) {
+  WorkOutcome o;
+  o.observation = observation;
+  o.code = ResultCode{0, "CUDA_SUCCESS"};
+  return o;
+}
+
 // Every recipe allowed inside and returning outside; the topology fully measured.
 ProbeEvidence plain_evidence() {
   ProbeEvidence e;
@@ -32,10 +39,20 @@ ProbeEvidence plain_evidence() {
   e.origin.method = "gilsan probe";
   for (const CallRecipe& recipe : call_recipes())
     e.recipes.push_back({&recipe, inside_returned(0, "CUDA_SUCCESS"), outside(OutsideObservation::Returned)});
+  for (ModuleLoading mode : module_loading_modes())
+    for (const WorkCellRecipe& cell : work_cell_recipes())
+      e.work.push_back({mode, &cell, work(WorkObservation::Proceeded)});
   e.topology.callback_thread = CallbackThreadScope::PerContext;
   e.topology.streams_concurrent = false;
   e.topology.enqueue_measured = true;
   return e;
+}
+
+WorkEvidence& work_evidence_of(ProbeEvidence& e, ModuleLoading mode, const std::string& cell) {
+  auto it = std::find_if(e.work.begin(), e.work.end(),
+                         [&](const WorkEvidence& w) { return w.mode == mode && w.cell->cell->name == cell; });
+  EXPECT_NE(it, e.work.end()) << cell;
+  return *it;
 }
 
 RecipeEvidence& evidence_of(ProbeEvidence& e, const std::string& id) {
@@ -116,6 +133,47 @@ TEST(ProfileAssembly, UnmeasuredTopologyComesFromTheCarryOver) {
   EXPECT_TRUE(listed(a.profile, "topology.callback_thread"));
   EXPECT_TRUE(listed(a.profile, "topology.enqueue_blocks_at_depth"));
   EXPECT_FALSE(listed(a.profile, "topology.serialized_across_streams"));
+}
+
+}  // namespace
+}  // namespace gilsan::probe
+
+namespace gilsan::probe {
+namespace {
+
+TEST(ProfileAssembly, EnqueuedWorkCellsTakeTheirModesVerdicts) {
+  ProbeEvidence e = plain_evidence();
+  work_evidence_of(e, ModuleLoading::Lazy, "cuLaunchKernel#first-library-kernel").outcome =
+      work(WorkObservation::WorkWaited);
+  work_evidence_of(e, ModuleLoading::Lazy, "cuKernelGetFunction#first").outcome = work(WorkObservation::CallHeldBack);
+  AssembledProfile a = assemble_profile(e, nullptr);
+  EXPECT_EQ(a.profile.work(ModuleLoading::Lazy, "cuLaunchKernel#first-library-kernel"), WorkBehaviour::WorkWaits);
+  EXPECT_EQ(a.profile.work(ModuleLoading::Lazy, "cuKernelGetFunction#first"), WorkBehaviour::CallBlocks);
+  EXPECT_EQ(a.profile.work(ModuleLoading::Eager, "cuLaunchKernel#first-library-kernel"), WorkBehaviour::Proceeds);
+  EXPECT_EQ(a.profile.work(ModuleLoading::Lazy, "cuLaunchKernel"), WorkBehaviour::Proceeds);
+  EXPECT_TRUE(a.profile.unmeasured.empty());
+}
+
+TEST(ProfileAssembly, AnUndecidedEnqueuedWorkCellIsCarriedOverOrDerivedFromItsCall) {
+  ProbeEvidence e = plain_evidence();
+  e.carried_over_from = "old.json";
+  WorkOutcome failed = work(WorkObservation::NotMeasured);
+  failed.problem = "setup failed";
+  work_evidence_of(e, ModuleLoading::Eager, "cuLibraryLoadData").outcome = failed;
+  evidence_of(e, "cuLibraryLoadData").outside = outside(OutsideObservation::HeldBack);
+
+  AssembledProfile derived = assemble_profile(e, nullptr);
+  const std::string cell = "enqueued_work_while_host_function_runs.eager.cuLibraryLoadData";
+  EXPECT_EQ(derived.profile.work(ModuleLoading::Eager, "cuLibraryLoadData"), WorkBehaviour::CallBlocks);
+  EXPECT_TRUE(listed(derived.profile, cell));
+  EXPECT_EQ(derived.profile.unmeasured.size(), 1u);
+  EXPECT_NE(derived.unmeasured_because[cell].find("setup failed"), std::string::npos);
+
+  DriverProfile old = load_driver_profile(GILSAN_SHIPPED_PROFILE);
+  old.enqueued_work[ModuleLoading::Eager]["cuLibraryLoadData"] = WorkBehaviour::WorkWaits;
+  AssembledProfile carried = assemble_profile(e, &old);
+  EXPECT_EQ(carried.profile.work(ModuleLoading::Eager, "cuLibraryLoadData"), WorkBehaviour::WorkWaits);
+  EXPECT_NE(carried.unmeasured_because[cell].find("carried over from old.json"), std::string::npos);
 }
 
 }  // namespace

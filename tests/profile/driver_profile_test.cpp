@@ -5,6 +5,7 @@
 #include <sstream>
 
 #include "harness/profile/driver_profile.h"
+#include "tests/profile/profile_error_text.h"
 
 namespace gilsan {
 namespace {
@@ -17,16 +18,6 @@ std::string read_file(const std::string& path) {
 }
 
 std::string shipped() { return read_file(GILSAN_DEFAULT_PROFILE_PATH); }
-
-// The message parse_driver_profile throws for `text`, or "" when it parses.
-std::string error_for(const std::string& text) {
-  try {
-    parse_driver_profile(text, "test.json");
-  } catch (const DriverProfileError& error) {
-    return error.what();
-  }
-  return "";
-}
 
 // The shipped profile's text with the value of `entry` in `section` replaced by `value` (a JSON
 // literal), or the whole line removed when `value` is empty; whatever the shipped value is.
@@ -157,7 +148,7 @@ TEST(DriverProfileErrors, MissingEntryPointIsNamed) {
 }
 
 TEST(DriverProfileErrors, WrongSchemaIsNamed) {
-  std::string error = error_for(with(shipped(), "gilsan-driver-profile/1", "gilsan-driver-profile/0"));
+  std::string error = error_for(with(shipped(), kDriverProfileSchema, "gilsan-driver-profile/0"));
   EXPECT_NE(std::string::npos, error.find("schema is 'gilsan-driver-profile/0'")) << error;
 }
 

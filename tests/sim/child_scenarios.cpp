@@ -16,6 +16,7 @@ int child_enqueue_depth(const std::string&);
 int child_sticky_error(const std::string&);
 int child_exit_with_pending_work(const std::string&);
 int child_injected_failures(const std::string&);
+int child_enqueued_work(const std::string&);
 
 const ChildScenario* find_child_scenario(const std::string& name) {
   static const ChildScenario kScenarios[] = {
@@ -31,6 +32,7 @@ const ChildScenario* find_child_scenario(const std::string& name) {
       {"sticky-error", child_sticky_error},
       {"exit-with-pending-work", child_exit_with_pending_work},
       {"injected-failures", child_injected_failures},
+      {"enqueued-work", child_enqueued_work},
   };
   for (const ChildScenario& scenario : kScenarios)
     if (name == scenario.name) return &scenario;

@@ -307,6 +307,9 @@ TEST_P(Topology, DecidesWhichHostFunctionsOverlap) {
   DriverProfile profile = load_driver_profile(GILSAN_DEFAULT_PROFILE_PATH);
   profile.topology.callback_thread = GetParam().scope;
   profile.topology.serialized_across_streams = GetParam().serialized;
+  // A host function on another stream waits for a running one exactly when the topology serializes
+  // them: the enqueued-work cells follow the topology, as a /1 profile reads them.
+  profile.enqueued_work = enqueued_work_from_calls(profile.while_host_function_runs, profile.topology);
   ProfileFile file(to_json(profile));
   ChildProcess child(child_arguments({"topology"}), {{"GILSAN_SIM_PROFILE", file.path()}});
   ASSERT_TRUE(child.wait_for_exit(kHangTimeout)) << child.output();

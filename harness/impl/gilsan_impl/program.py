@@ -149,6 +149,19 @@ class Driver:
         self._call("cuKernelGetFunction", ctypes.byref(function), kernel)
         return function.value
 
+    def library_kernel(self, library, name=EMPTY_KERNEL_NAME):
+        """The library's kernel (cuLibraryGetKernel), not yet used in any context: cuLaunchKernel takes
+        it as a function, and its first launch in a context is its first use there."""
+        kernel = ctypes.c_void_p()
+        self._call("cuLibraryGetKernel", ctypes.byref(kernel), ctypes.c_void_p(library), ctypes.c_char_p(name))
+        return kernel.value
+
+    def module_function(self, module, name=EMPTY_KERNEL_NAME):
+        """The module's function (cuModuleGetFunction); lazy loading loads it at its first launch."""
+        function = ctypes.c_void_p()
+        self._call("cuModuleGetFunction", ctypes.byref(function), ctypes.c_void_p(module), ctypes.c_char_p(name))
+        return function.value
+
     def launch_kernel(self, function, stream_handle):
         """One block of one thread of the empty kernel (its argument: 0 ns on the simulated driver)."""
         argument = ctypes.c_uint64(0)
