@@ -1,5 +1,6 @@
 #include "harness/pymodule/host_trampolines.h"
 
+#include "harness/pymodule/callback_thread_state.h"
 #include "harness/pymodule/deferred_release.h"
 #include "harness/pymodule/host_payload.h"
 #include "harness/pymodule/interpreter_gate.h"
@@ -17,7 +18,7 @@ void CUDA_CB stream_python_trampoline(void* data) {
     return;
   }
   observe_host_function_begin(payload);
-  // Checked before PyGILState_Ensure: once finalization began, Ensure itself is the hazard.
+  // Checked before taking the GIL: once finalization began, taking it is itself the hazard.
   if (!try_enter_python()) {
     stats().host_functions_skipped.fetch_add(1);
     observe_host_function_skipped();
@@ -28,11 +29,12 @@ void CUDA_CB stream_python_trampoline(void* data) {
     return;
   }
   observe_gil_waiting();
-  const PyGILState_STATE state = PyGILState_Ensure();
-  observe_gil_held();
-  call_payload(payload);
-  drop_python_references(payload);
-  PyGILState_Release(state);
+  {
+    const CallbackPython python;
+    observe_gil_held();
+    call_payload(payload);
+    drop_python_references(payload);
+  }
   observe_gil_released();
   leave_python();
   observe_host_function_end();
@@ -54,10 +56,11 @@ void CUDA_CB graph_python_trampoline(void* data) {
     return;
   }
   observe_gil_waiting();
-  const PyGILState_STATE state = PyGILState_Ensure();
-  observe_gil_held();
-  call_payload(payload);
-  PyGILState_Release(state);
+  {
+    const CallbackPython python;
+    observe_gil_held();
+    call_payload(payload);
+  }
   observe_gil_released();
   leave_python();
   observe_host_function_end();

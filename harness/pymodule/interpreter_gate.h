@@ -25,7 +25,9 @@ bool python_is_gone();
 bool run_while_python_alive(void (*action)(void*), void* argument);
 
 // Interpreter side: called by the module's atexit hook with the GIL held. Closes the gate, then waits
-// with the GIL released until no trampoline is inside Python.
+// with the GIL released until no trampoline is inside Python. Afterwards every driver thread's kept
+// thread state (callback_thread_state.h) is detached and never attached again, so Py_FinalizeEx may
+// clear and free it.
 void close_gate_at_exit();
 
 // Accounting of our trampolines the driver holds (stream host functions, release markers).

@@ -31,6 +31,10 @@ struct ModuleStats {
   std::atomic<unsigned long long> releases_deferred{0};
   // Releases dropped without a decref because Python was already gone (references leaked on purpose).
   std::atomic<unsigned long long> releases_leaked{0};
+  // Python thread states kept by driver callback threads (callback_thread_state.h): one made per thread
+  // on its first Python host function, and those whose thread the driver ended before finalization.
+  std::atomic<unsigned long long> callback_thread_states_created{0};
+  std::atomic<unsigned long long> callback_thread_states_retired{0};
   // Calls made to the module's exported native test functions (gilsan.native_test_functions()).
   std::atomic<unsigned long long> native_test_calls{0};
   std::atomic<unsigned long long> native_last_word{0};

@@ -1,0 +1,67 @@
+"""Runs `gilsan bench --driver sim --quick` and checks that its outputs parse and hold every row, ratio
+and curve point the JSON schema names (docs/performance.md); never checks a time. Then checks that bad
+arguments are one line and exit 2, before any measuring."""
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import xml.etree.ElementTree as ElementTree
+
+
+def run(gilsan, *arguments):
+    return subprocess.run([gilsan, "bench", *arguments], capture_output=True, text=True, timeout=600)
+
+
+def check_outputs(gilsan, folder):
+    paths = {kind: os.path.join(folder, f"bench.{kind}") for kind in ("json", "md", "svg")}
+    result = run(gilsan, "--driver", "sim", "--quick", "--json", paths["json"], "--markdown", paths["md"],
+                 "--svg", paths["svg"])
+    assert result.returncode == 0, result.stderr
+    assert "round 1/" in result.stderr, "no progress lines: " + result.stderr
+    with open(paths["json"], encoding="utf-8") as document_file:
+        document = json.load(document_file)
+    assert document["schema"] == "gilsan-bench/1"
+    assert document["header"]["driver_kind"] == "sim"
+    ids = {row["id"] for row in document["rows"]}
+    for needed in ("reference/python-loop", "reference/python-held", "reference/native-loop", "reference/native-held",
+                   "raw/native-loop", "raw/python-loop", "raw/python-held", "reference/graph-100", "reference/graph-2000"):
+        assert needed in ids, f"row {needed} missing: {sorted(ids)}"
+    for row in document["rows"]:
+        if "status" in row:
+            assert row["status"], row
+            continue
+        samples = row["samples_us"]
+        assert len(samples) == document["settings"]["rounds"], row
+        assert row["min_us"] <= row["median_us"] <= row["max_us"], row
+    for item in document["ratios"]:
+        assert {"name", "numerator", "target", "value"} <= set(item), item
+    depths = [point["depth"] for point in document["curves"]["queue_depth_python_held"]]
+    assert depths and depths == sorted(depths), depths
+    with open(paths["md"], encoding="utf-8") as markdown:
+        text = markdown.read()
+    assert "| Row | us per callback | spread |" in text and "bench.svg" in text
+    ElementTree.parse(paths["svg"])  # well-formed XML
+
+
+def check_bad_arguments(gilsan, folder):
+    for arguments, says in ((("--impl", "nope"), "--impl nope: unknown"),
+                            (("--driver", "gpu"), "--driver gpu: expected real or sim"),
+                            (("--json", os.path.join(folder, "missing", "x.json")), "no folder"),
+                            (("--frobnicate",), "unknown argument")):
+        result = run(gilsan, *arguments)
+        assert result.returncode == 2, (arguments, result.returncode, result.stderr)
+        lines = result.stderr.strip().splitlines()
+        assert len(lines) == 1 and says in lines[0], (arguments, result.stderr)
+
+
+def main():
+    gilsan = sys.argv[1]
+    with tempfile.TemporaryDirectory() as folder:
+        check_bad_arguments(gilsan, folder)
+        check_outputs(gilsan, folder)
+    print("gilsan bench: outputs parse")
+
+
+if __name__ == "__main__":
+    main()
