@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Runs gilsan against the real driver on a GPU machine and collects the outputs for docs/results/.
-# Usage: ci/gpu-run.sh OUTPUT_DIR [step...]; steps: build sim-tests suite conformance forwarding peers program
-# overhead probe probe-held-by probe-diff watchdog copy-bench inject hardening (default: build sim-tests suite probe).
+# Usage: ci/gpu-run.sh OUTPUT_DIR [step...]; steps: build sim-tests suite conformance forwarding peers pytest-plugin program
+# overhead probe probe-held-by probe-loading probe-diff watchdog copy-bench inject hardening bench (default: build sim-tests suite probe).
 # The GPU machine has Python 3.12 with libpython3.12.so, cmake and ninja in /opt/torch/.venv, nvcc.
 set -uo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -69,6 +69,12 @@ for step in "${steps[@]}"; do
         GILSAN_CUDASHIM_TRACE=1 "$build/bin/gilsan" suite "$root/scenarios/ctypes" "$root/scenarios/interop" \
           --driver "$driver" --python-env /opt/torch/.venv >>"$log" 2>&1
       done ;;
+    pytest-plugin)
+      # `pytest -p gilsan.pytest` on the real driver with CuPy (tests/pytest_plugin/cupy_cases), with the
+      # pytest of /opt/torch/.venv: no registry here, so without one the check says so and exits 77.
+      python3 "$root/tests/pytest_plugin/check_plugin.py" --python /opt/torch/.venv/bin/python \
+        --gilsan "$build/bin/gilsan" --module-dir "$build/python" --cases cupy --driver real >>"$log" 2>&1
+      echo "pytest plugin (CuPy, real driver): exit $? (0 as expected, 1 not, 77 skipped: the reason is above)" >>"$log" ;;
     program)
       # `gilsan run -- COMMAND` on an unmodified CuPy program that hangs, and on the same program fixed.
       app=$root/tests/runner/data/programs/cupy_inversion_app.py
@@ -99,6 +105,28 @@ for step in "${steps[@]}"; do
         "$build/bin/gilsan-probe" --diff "$out/probe-launch-host-func.json" "$out/probe-$kind.json" >>"$log" 2>&1
         echo "diff: exit $?" >>"$log"
       done ;;
+    probe-loading)
+      # Issue 14: the probe measures every enqueued-work cell under CUDA_MODULE_LOADING=LAZY and =EAGER
+      # itself (each case sets it; the call matrices run under LAZY), diffed against the shipped profile;
+      # then the first-launch scenarios on both drivers with the variable unset and with EAGER exported,
+      # and the sim tests' enqueued-work cases on the real driver against the shipped profile.
+      "$build/bin/gilsan-probe" --driver real --profile "$root/profiles/h200-580.159.04.json" \
+        -o "$out/probe-loading.json" --markdown "$out/probe-loading.md" >>"$log" 2>&1
+      echo "probe: exit $?" >>"$log"
+      "$build/bin/gilsan-probe" --diff "$root/profiles/h200-580.159.04.json" "$out/probe-loading.json" >>"$log" 2>&1
+      echo "diff against the shipped profile: exit $?" >>"$log"
+      for mode in unset EAGER; do
+        ( if [[ $mode == unset ]]; then unset CUDA_MODULE_LOADING; else export CUDA_MODULE_LOADING=$mode; fi
+          for driver in real sim; do
+            for scenario in "$root"/scenarios/conformance/deadlock/first_launch_*.py \
+                            "$root"/scenarios/conformance/deadlock/*first_kernel_use.py; do
+              "$build/bin/gilsan" run --driver "$driver" "$scenario" >>"$log" 2>&1
+              echo "$(basename "$scenario") on $driver (CUDA_MODULE_LOADING $mode): exit $?" >>"$log"
+            done
+          done )
+      done
+      "$build/bin/gilsan_sim_tests" --driver real --gtest_filter='*EnqueuedWork*' >>"$log" 2>&1
+      echo "gilsan_sim_tests --driver real (enqueued work): exit $?" >>"$log" ;;
     probe-diff)
       # Did this driver change anything against the shipped profile? (exit 1 when it did)
       "$build/bin/gilsan-probe" --diff "$root/profiles/h200-580.159.04.json" "$out/probe-profile.json" >>"$log" 2>&1 ;;
@@ -167,6 +195,10 @@ for step in "${steps[@]}"; do
       ctest --test-dir "$build" -R "runner\.(usage|malformed|injected|faults|security|driver_faults|soak)|fuzz\." \
         --output-on-failure -j8 >>"$log" 2>&1
       echo "hardening ctests: exit $?" >>"$log" ;;
+    bench)
+      # `gilsan bench` (docs/performance.md): the reference host_launch against the raw driver and the peers.
+      "$build/bin/gilsan" bench --driver real --python-env /opt/torch/.venv --json "$out/bench.json" \
+        --markdown "$out/bench.md" --svg "$out/bench.svg" >>"$log" 2>&1 ;;
     *) echo "unknown step $step" >>"$log" ;;
   esac
   echo "# exit: $?" >>"$log"

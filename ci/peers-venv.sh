@@ -5,12 +5,11 @@
 #
 #   $GILSAN_PEERS_VENV set: that venv, as it is (the GPU machine's /opt/torch/.venv).
 #   DIR already holds the pinned set: DIR.
-#   otherwise: DIR is made with the interpreter gilsan embeds and pip installs the pinned set; without
-#   a package registry that fails, and DIR is removed again.
+#   otherwise: ci/pinned-venv.sh DIR with the pinned set; without a package registry that prints
+#   nothing, and the peers' tests are left out.
 set -uo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 folder=${1:?usage: ci/peers-venv.sh DIR}
-python=${GILSAN_PYTHON:-/usr/bin/python3}
 requirements=$root/ci/peers-requirements.txt
 
 if [[ -n ${GILSAN_PEERS_VENV:-} ]]; then
@@ -18,19 +17,4 @@ if [[ -n ${GILSAN_PEERS_VENV:-} ]]; then
   echo "$GILSAN_PEERS_VENV"
   exit 0
 fi
-stamp=$folder/.gilsan-requirements
-if [[ -f $stamp ]] && cmp -s "$stamp" "$requirements"; then
-  echo "$(cd "$folder" && pwd)"
-  exit 0
-fi
-rm -rf "$folder"
-echo "ci/peers-venv.sh: installing $(grep -c '==' "$requirements") pinned packages into $folder" >&2
-if "$python" -m venv "$folder" >&2 &&
-   "$folder/bin/python" -m pip install --quiet --disable-pip-version-check --no-input -r "$requirements" >&2; then
-  cp "$requirements" "$stamp"
-  echo "$(cd "$folder" && pwd)"
-else
-  echo "ci/peers-venv.sh: no peer packages (no package registry?); the peers' conformance tests are left out" >&2
-  rm -rf "$folder"
-fi
-exit 0
+"$root/ci/pinned-venv.sh" "$folder" "$requirements"

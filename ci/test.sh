@@ -34,9 +34,14 @@ for mode in "${modes[@]}"; do
     plain)
       # The peers (cuda.core, cuda.bindings, CuPy) for the conformance tests on the simulated driver.
       peers=$(ci/peers-venv.sh build-peers)
+      # jsonschema and the SARIF 2.1.0 schema for the report-format checks (ci/schema-requirements.txt).
+      schemas=$(ci/pinned-venv.sh build-schemas ci/schema-requirements.txt)
+      # pytest for the pytest plugin's test (ci/pytest-requirements.txt).
+      pytest_venv=$(ci/pinned-venv.sh build-pytest ci/pytest-requirements.txt)
       # Line tables only (-g1): symbolized stacks at a smaller compile and link time than -g.
       ci/build.sh build "-DCMAKE_CXX_FLAGS_RELWITHDEBINFO=-O2 -g1 -DNDEBUG" "-DCMAKE_C_FLAGS_RELWITHDEBINFO=-O2 -g1 -DNDEBUG" \
-        "-DGILSAN_PEERS_VENV=$peers"
+        "-DGILSAN_PEERS_VENV=$peers" "-DGILSAN_SCHEMA_VENV=$schemas" \
+        "-DGILSAN_PYTEST_VENV=$pytest_venv"
       if ((wants_tidy)); then
         tidy_log=$(mktemp "${TMPDIR:-/tmp}/gilsan-ci-tidy-XXXXXX")
         # Its own process group (setsid), so that stopping it reaches run-clang-tidy's workers too.

@@ -1,6 +1,16 @@
 # Shared settings for every target of our own: warnings as errors, the chosen sanitizers,
 # and the CUDA headers without the CUDA driver library.
 
+# The install layout (bin/, lib/, share/gilsan/) is compiled into harness/driver/install_layout.cpp as
+# paths relative to the prefix, so an installed tree can be moved: absolute folders would defeat that.
+include(GNUInstallDirs)
+foreach(_dir BINDIR LIBDIR DATADIR)
+  if(IS_ABSOLUTE "${CMAKE_INSTALL_${_dir}}")
+    message(FATAL_ERROR "CMAKE_INSTALL_${_dir} must be relative to the prefix (gilsan finds its pieces from its own location)")
+  endif()
+endforeach()
+set(GILSAN_INSTALL_DATADIR ${CMAKE_INSTALL_DATADIR}/gilsan)
+
 if(GILSAN_SANITIZE STREQUAL "")
   set(_gilsan_sanitize_flags "")
 elseif(GILSAN_SANITIZE MATCHES "^(address,undefined|undefined,address|address|undefined|thread)$")

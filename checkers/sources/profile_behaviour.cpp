@@ -1,5 +1,7 @@
 #include "checkers/sources/profile_behaviour.h"
 
+#include "harness/driver/install_layout.h"
+
 #include <cstdlib>
 #include <stdexcept>
 
@@ -24,7 +26,7 @@ std::string profile_path_for_sources() {
   if (const char* path = std::getenv("GILSAN_PROFILE"); path != nullptr && *path != '\0') {
     return path;
   }
-  return GILSAN_SHIPPED_PROFILE;
+  return shipped_profile_path(GILSAN_SHIPPED_PROFILE);
 }
 
 std::shared_ptr<const DriverProfile> load_profile_for_sources() {

@@ -1,5 +1,7 @@
 #include "harness/driver/driver_selection.h"
 
+#include "harness/driver/install_layout.h"
+
 #include <dlfcn.h>
 
 #include <cstdlib>
@@ -19,14 +21,18 @@ const char* to_string(DriverKind kind) { return kind == DriverKind::Real ? "real
 
 std::string simulated_driver_path() {
   if (const char* env = std::getenv("GILSAN_SIM_LIBRARY"); env != nullptr && *env != '\0') return env;
-#ifdef GILSAN_SIM_LIBRARY_DEFAULT
-  if (std::filesystem::exists(GILSAN_SIM_LIBRARY_DEFAULT)) return GILSAN_SIM_LIBRARY_DEFAULT;
-#endif
+  // An installed tree's own library comes before the build tree's, which may still exist but belongs
+  // to another build (docs/installing.md).
   Dl_info info{};
   if (dladdr(reinterpret_cast<void*>(&simulated_driver_path), &info) != 0 && info.dli_fname != nullptr) {
     auto beside = std::filesystem::path(info.dli_fname).parent_path() / "libgilsan_simcuda.so";
     if (std::filesystem::exists(beside)) return beside.string();
   }
+  if (std::string installed = installed_file(installed_library_folder() + "/libgilsan_simcuda.so"); !installed.empty())
+    return installed;
+#ifdef GILSAN_SIM_LIBRARY_DEFAULT
+  if (std::filesystem::exists(GILSAN_SIM_LIBRARY_DEFAULT)) return GILSAN_SIM_LIBRARY_DEFAULT;
+#endif
   return "libgilsan_simcuda.so";
 }
 

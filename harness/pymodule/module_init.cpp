@@ -23,6 +23,9 @@
 #include "harness/pymodule/module_errors.h"
 #include "harness/pymodule/module_stats.h"
 #include "harness/pymodule/observation.h"
+#ifdef GILSAN_MODULE_STANDALONE
+#include "harness/pymodule/package_path.h"
+#endif
 #include "harness/pymodule/native_test_functions.h"
 #include "harness/pymodule/pinned_ring.h"
 #include "harness/pymodule/python_ref.h"
@@ -39,7 +42,7 @@ PyObject* module_stats(PyObject*, PyObject*) {
   const unsigned long long released = s.payloads_released.load();
   const unsigned long long leaked = s.releases_leaked.load();
   return Py_BuildValue(
-      "{s:K,s:K,s:K,s:K,s:K,s:K,s:K,s:K,s:K,s:K,s:K,s:K,s:K,s:K}",                       //
+      "{s:K,s:K,s:K,s:K,s:K,s:K,s:K,s:K,s:K,s:K,s:K,s:K,s:K,s:K,s:K,s:K}",                       //
       "host_functions_enqueued", s.host_functions_enqueued.load(),                         //
       "native_host_functions_enqueued", s.native_host_functions_enqueued.load(),           //
       "graph_host_nodes_added", s.graph_host_nodes_added.load(),                           //
@@ -52,6 +55,8 @@ PyObject* module_stats(PyObject*, PyObject*) {
       "payloads_live", created - released - leaked,                                        //
       "releases_deferred", s.releases_deferred.load(),                                     //
       "releases_leaked", leaked,                                                           //
+      "callback_thread_states_created", s.callback_thread_states_created.load(),             //
+      "callback_thread_states_retired", s.callback_thread_states_retired.load(),             //
       "native_test_calls", s.native_test_calls.load(),                                     //
       "native_last_word", s.native_last_word.load());
 }
@@ -161,6 +166,7 @@ PyMODINIT_FUNC PyInit_gilsan(void) {
   if (!exit_report_registered) {
     exit_report_registered = Py_AtExit(&report_skipped_after_finalize) == 0;
   }
+  if (!add_package_path(module.get())) return nullptr;
 #endif
   return module.release();
 }

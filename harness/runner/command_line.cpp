@@ -9,10 +9,13 @@
 #include <tuple>
 #include <vector>
 
+#include "harness/driver/install_layout.h"
 #include "harness/profile/driver_profile.h"
+#include "harness/runner/command_help.h"
 #include "harness/runner/conformance_vocabulary.h"
 #include "harness/runner/output_path.h"
 #include "harness/runner/resident_memory.h"
+#include "harness/runner/under_command.h"
 
 namespace gilsan {
 namespace {
@@ -146,6 +149,12 @@ bool take_run_option(ArgumentCursor& cursor, std::string_view option, RunSetting
     const std::string value = cursor.value_of(option);
     if (value != "on" && value != "off") throw UsageError("--sanitize must be on or off, not '" + value + "'");
     settings.sanitize = value == "on";
+  } else if (option == "--under") {
+    try {
+      settings.under = parse_under_command(cursor.value_of(option));
+    } catch (const std::invalid_argument& error) {
+      throw UsageError(error.what());
+    }
   } else if (option == "--python-env") {
     try {
       settings.python = virtualenv_python_environment(cursor.value_of(option));
@@ -178,6 +187,8 @@ RunCommand parse_run(std::span<const std::string_view> arguments) {
       const std::string format = cursor.value_of(argument);
       if (format != "text" && format != "json") throw UsageError("--report must be text or json, not '" + format + "'");
       command.format = format == "json" ? ReportFormat::Json : ReportFormat::Text;
+    } else if (argument == "--sarif") {
+      command.sarif_path = checked_output(argument, cursor.value_of(argument));
     } else if (argument == "-o" || argument == "--output") {
       command.output_path = checked_output(argument, cursor.value_of(argument));
     } else if (argument == "--dot") {
@@ -249,6 +260,8 @@ SuiteCommand parse_suite(std::span<const std::string_view> arguments) {
     } else if (take_run_option(cursor, argument, command.settings.run)) {
     } else if (argument == "--junit") {
       command.settings.junit_path = checked_output(argument, cursor.value_of(argument));
+    } else if (argument == "--sarif") {
+      command.settings.sarif_path = checked_output(argument, cursor.value_of(argument));
     } else if (argument == "--json") {
       command.settings.json_path = checked_output(argument, cursor.value_of(argument));
     } else if (argument == "--markdown") {
@@ -282,6 +295,8 @@ MergeCommand parse_merge(std::span<const std::string_view> arguments) {
       command.json_path = checked_output(argument, cursor.value_of(argument));
     } else if (argument == "--junit") {
       command.junit_path = checked_output(argument, cursor.value_of(argument));
+    } else if (argument == "--sarif") {
+      command.sarif_path = checked_output(argument, cursor.value_of(argument));
     } else if (argument == "--markdown") {
       command.markdown_path = checked_output(argument, cursor.value_of(argument));
     } else if (argument == "--compare") {
@@ -330,17 +345,23 @@ ChildArguments parse_child(std::span<const std::string_view> arguments) {
 
 std::string default_scenario_folder() {
   if (const char* folder = std::getenv("GILSAN_SCENARIO_DIR"); folder != nullptr && *folder != '\0') return folder;
-  return GILSAN_SOURCE_DIR "/scenarios";
+  return installed_or(installed_data_folder() + "/scenarios", GILSAN_SOURCE_DIR "/scenarios");
 }
 
 Command parse_command_line(std::span<const std::string_view> arguments) {
   if (arguments.empty()) throw UsageError("no command given (gilsan run, gilsan suite)");
   const std::string_view command = arguments.front();
   const auto rest = arguments.subspan(1);
-  if (command == "--help" || command == "-h" || command == "help") return HelpCommand{};
+  if (command == "--help" || command == "-h") return HelpCommand{};
+  if (command == "help") {
+    if (rest.size() > 1) throw UsageError("gilsan help takes one command name");
+    if (rest.empty()) return HelpCommand{};
+    if (!command_help(rest.front())) throw UsageError("gilsan help: no command '" + std::string(rest.front()) + "'");
+    return HelpCommand{std::string(rest.front())};
+  }
   for (std::string_view argument : rest) {
     if (argument == "--") break;  // a program's own --help is the program's
-    if (argument == "--help" || argument == "-h") return HelpCommand{};
+    if (argument == "--help" || argument == "-h") return HelpCommand{command_help(command) ? std::string(command) : ""};
   }
   if (command == "run") return parse_run(rest);
   if (command == "suite") return parse_suite(rest);

@@ -20,7 +20,9 @@ namespace gilsan {
 
 enum class ReportFormat { Text, Json };
 
-struct HelpCommand {};
+struct HelpCommand {
+  std::string command;  // `gilsan help COMMAND`, `gilsan COMMAND --help`; empty: `gilsan --help`
+};
 
 struct RunCommand {
   std::string scenario;
@@ -28,6 +30,7 @@ struct RunCommand {
   ReportFormat format = ReportFormat::Text;
   std::optional<std::string> output_path;  // -o: the report goes there, a one-line summary to stdout
   std::optional<std::string> expect;       // --expect, for a program (settings.program)
+  std::optional<std::string> sarif_path;   // --sarif: the run's failure as SARIF (sarif_report.h)
 };
 
 struct SuiteCommand {
@@ -49,8 +52,8 @@ Command parse_command_line(std::span<const std::string_view> arguments);
 
 std::string usage_text();
 
-// The folder `gilsan suite` runs without PATH arguments: $GILSAN_SCENARIO_DIR, else the source
-// tree's scenarios/.
+// The folder `gilsan suite` runs without PATH arguments: $GILSAN_SCENARIO_DIR, else an installed
+// tree's share/gilsan/scenarios, else the source tree's scenarios/.
 std::string default_scenario_folder();
 
 }  // namespace gilsan

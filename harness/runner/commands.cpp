@@ -15,11 +15,14 @@
 #include "harness/runner/interrupt_hook.h"
 #include "harness/runner/junit_report.h"
 #include "harness/runner/output_path.h"
+#include "harness/runner/run_progress.h"
 #include "harness/runner/run_report.h"
+#include "harness/runner/sarif_report.h"
 #include "harness/runner/github_annotations.h"
 #include "harness/runner/scenario_sanitizer.h"
 #include "harness/runner/suite_matrix.h"
 #include "harness/runner/suite_results_json.h"
+#include "harness/runner/under_command.h"
 #include "harness/text/errno_text.h"
 
 namespace gilsan {
@@ -59,7 +62,7 @@ bool environment_is_usable(const char* command) {
 // the suite is and what runs now, rewritten in place. Elsewhere (CI logs) only the runs' lines.
 class SuiteProgress {
  public:
-  explicit SuiteProgress(std::size_t total) : total_(total), live_(::isatty(STDOUT_FILENO) == 1) {}
+  explicit SuiteProgress(std::size_t total) : total_(total), live_(live_terminal(STDOUT_FILENO)) {}
 
   void started(const SuiteItem& item) {
     running_.push_back(label(item));
@@ -130,19 +133,8 @@ std::optional<ScenarioHeader> program_header(const RunCommand& command) {
 
 // Why `command` cannot be run as execvp would run it, or "" when it can: said before anything starts.
 std::string unrunnable(const std::string& command) {
-  if (command.find('/') != std::string::npos)
-    return ::access(command.c_str(), X_OK) == 0 ? "" : command + ": " + errno_text(errno);
-  const char* path = std::getenv("PATH");
-  std::string_view rest = path != nullptr ? path : "/usr/bin:/bin";
-  while (true) {
-    const auto colon = rest.find(':');
-    const std::string folder(rest.substr(0, colon));
-    const std::string candidate = (folder.empty() ? "." : folder) + "/" + command;
-    if (::access(candidate.c_str(), X_OK) == 0) return "";
-    if (colon == std::string_view::npos) break;
-    rest.remove_prefix(colon + 1);
-  }
-  return command + ": not found on PATH";
+  if (executable_path(command)) return "";
+  return command + ": " + (command.find('/') != std::string::npos ? errno_text(errno) : "not found on PATH");
 }
 
 std::string command_line_of(const std::vector<std::string>& program) {
@@ -173,9 +165,11 @@ int run_command(const RunCommand& command) {
   RunSettings settings = command.settings;
   if (!choose_driver(settings)) return kExitUsage;
   InterruptHook interrupt;
-  SupervisionHook* hooks[] = {&interrupt};
+  const std::string name = program ? command_line_of(settings.program) : command.scenario;
+  RunProgressHook progress(name, effective_timeout_seconds(*header, settings));
+  SupervisionHook* hooks[] = {&interrupt, &progress};
   const ScenarioResult result =
-      run_scenario(program ? command_line_of(settings.program) : command.scenario, *header, settings, hooks);
+      run_scenario(name, *header, settings, hooks);
 
   const std::string report = command.format == ReportFormat::Json ? json_report(result) : text_report(result);
   if (command.output_path) {
@@ -189,6 +183,14 @@ int run_command(const RunCommand& command) {
     std::cout << one_line_report(result) << std::endl;
   } else {
     std::cout << report << std::flush;
+  }
+  if (command.sarif_path) {
+    try {
+      write_results_file(*command.sarif_path, sarif_log({result}));
+    } catch (const std::exception& error) {
+      std::cerr << "gilsan run: " << error.what() << "\n";
+      return kExitUsage;
+    }
   }
   return exit_code_for(result.status());
 }
@@ -247,6 +249,7 @@ int merge_command(const MergeCommand& command) {
     seconds += result.run.elapsed.count();
   }
   if (command.junit_path) write_results_file(*command.junit_path, junit_xml(results, seconds));
+  if (command.sarif_path) write_results_file(*command.sarif_path, sarif_log(results));
   if (command.json_path) write_results_file(*command.json_path, suite_results_json(results, settings.run, seconds));
   if (command.markdown_path)
     write_results_file(*command.markdown_path, conformance_markdown(results, settings.run.driver_request,

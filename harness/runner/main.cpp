@@ -6,12 +6,16 @@
 #include <variant>
 #include <vector>
 
+#include "harness/runner/command_help.h"
 #include "harness/runner/command_line.h"
 #include "harness/runner/commands.h"
 #include "harness/runner/exit_codes.h"
 #include "harness/runner/scenario_header.h"
 #ifdef GILSAN_WITH_PROBE
 #include "harness/probe/probe_command.h"
+#endif
+#ifdef GILSAN_WITH_BENCH
+#include "harness/bench/bench_command.h"
 #endif
 
 int main(int argc, char** argv) {
@@ -20,6 +24,14 @@ int main(int argc, char** argv) {
   // The probe parses its own flags and re-executes itself with argv's tail, so it gets that tail as is.
   if (argc >= 2 && std::string_view(argv[1]) == "probe") {
     return probe::run_probe_command(std::vector<std::string>(argv + 2, argv + argc));
+  }
+  // The probe's help is the probe's own.
+  if (argc == 3 && std::string_view(argv[1]) == "help" && std::string_view(argv[2]) == "probe")
+    return probe::run_probe_command({"--help"});
+#endif
+#ifdef GILSAN_WITH_BENCH
+  if (argc >= 2 && std::string_view(argv[1]) == "bench") {
+    return bench::run_bench_command(std::vector<std::string>(argv + 2, argv + argc));
   }
 #endif
   const std::vector<std::string_view> arguments(argv + 1, argv + argc);
@@ -31,7 +43,8 @@ int main(int argc, char** argv) {
     if (const auto* suite = std::get_if<SuiteCommand>(&command)) return suite_command(*suite);
     if (const auto* merge = std::get_if<MergeCommand>(&command)) return merge_command(*merge);
     if (const auto* explain = std::get_if<ExplainCommand>(&command)) return explain_command(*explain);
-    std::cout << usage_text();
+    const auto& help = std::get<HelpCommand>(command);
+    std::cout << (help.command.empty() ? usage_text() : command_help(help.command).value_or(usage_text()));
     return kExitAllMatched;
   } catch (const UsageError& error) {
     std::cerr << "gilsan: " << error.what() << " (see gilsan --help)\n";

@@ -80,6 +80,21 @@ std::string one_line_report(const ScenarioResult& result) {
   return line + " (" + seconds(result.run.elapsed.count()) + ")";
 }
 
+namespace {
+
+// Whether the sanitizer ran and what it found, so that a clean run ("0 reports") is not mistaken for
+// one where it did not run or did not get to finish.
+std::string sanitizer_line(const std::optional<SanitizerFindings>& findings) {
+  if (!findings) return "sanitizer: off (--sanitize off)\n";
+  // The sanitizer writes its JSON at its first report and when it finishes, so none means neither.
+  if (findings->json.empty()) return "sanitizer: no report written (the child ended before its sanitizer finished)\n";
+  if (findings->error) return "sanitizer: unreadable report\n";
+  const std::size_t count = findings->checkers.size();
+  return "sanitizer: " + std::to_string(count) + (count == 1 ? " report" : " reports") + "\n";
+}
+
+}  // namespace
+
 std::string text_report(const ScenarioResult& result) {
   const SupervisedRun& run = result.run;
   const ChildReport& report = run.report;
@@ -95,6 +110,7 @@ std::string text_report(const ScenarioResult& result) {
           (result.timeout_seconds >= kProgramTimeoutSeconds ? std::string(" (no timeout)")
                                                              : " (timeout " + seconds(result.timeout_seconds) + ")") +
           "\n";
+  text += sanitizer_line(result.sanitizer);
   if (run.verdict && run.verdict->outcome.kind == OutcomeKind::Deadlock)
     text += "stopped   SIGKILL to the process group after the watchdog's snapshot\n";
   else if (run.timed_out || run.verdict)
@@ -139,6 +155,8 @@ json watchdog_json(const ScenarioResult& result) {
   if (document.is_discarded()) document = {{"class", findings.class_name}, {"text", findings.text}};
   document["onset_to_report_ms"] = findings.onset_to_report_ms ? json(*findings.onset_to_report_ms) : json(nullptr);
   document["dot_error"] = optional_json(findings.dot_error);
+  // The text form too, for tools that show the report to a person (the pytest plugin's failure text).
+  document["text"] = findings.text;
   return document;
 }
 

@@ -14,6 +14,7 @@
 #include <thread>
 
 #include "harness/board/board_writer.h"
+#include "harness/driver/install_layout.h"
 #include "harness/runner/child_report.h"
 #include "harness/runner/embedded_python.h"
 #include "harness/runner/python_environment.h"
@@ -165,7 +166,7 @@ int run(const ChildArguments& arguments, ChildReportWriter& writer) {
 
 std::string implementations_folder() {
   if (const char* folder = std::getenv("GILSAN_IMPL_PATH"); folder != nullptr && *folder != '\0') return folder;
-  return GILSAN_SOURCE_DIR "/harness/impl";
+  return installed_or(installed_data_folder() + "/impl", GILSAN_SOURCE_DIR "/harness/impl");
 }
 
 void run_scenario_child(const ChildArguments& arguments) {

@@ -17,7 +17,8 @@ struct ChildArguments {
 };
 
 // Where the conformance scenarios' implementations (the Python package gilsan_impl) are:
-// $GILSAN_IMPL_PATH, else harness/impl of the source tree this gilsan was built from.
+// $GILSAN_IMPL_PATH, else share/gilsan/impl of an installed tree, else harness/impl of the source tree
+// this gilsan was built from.
 std::string implementations_folder();
 
 // Runs the scenario and ends the process with the scenario's exit status (0, 1 for an uncaught

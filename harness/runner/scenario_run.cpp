@@ -9,8 +9,10 @@
 #include <memory>
 #include <stdexcept>
 #include <string_view>
+#include <system_error>
 #include <vector>
 
+#include "harness/driver/install_layout.h"
 #include "harness/profile/driver_profile.h"
 #include "harness/runner/child_process.h"
 #include "harness/runner/child_report.h"
@@ -18,6 +20,7 @@
 #include "harness/runner/outcome_rules.h"
 #include "harness/runner/scenario_child.h"
 #include "harness/runner/scenario_sanitizer.h"
+#include "harness/runner/under_command.h"
 
 extern char** environ;
 
@@ -36,7 +39,7 @@ constexpr std::chrono::milliseconds kWatchdogTick{10};
 // the child reports the profile's error itself.
 watchdog::DriverCallBlocksPredicate blocks_predicate(const RunSettings& settings) {
 #ifdef GILSAN_DEFAULT_PROFILE_PATH
-  const std::string path = settings.profile_path.value_or(GILSAN_DEFAULT_PROFILE_PATH);
+  const std::string path = settings.profile_path.value_or(shipped_profile_path(GILSAN_DEFAULT_PROFILE_PATH));
 #else
   if (!settings.profile_path) return [](std::string_view) { return false; };
   const std::string path = *settings.profile_path;
@@ -104,6 +107,19 @@ std::vector<std::string> child_environment(const RunSettings& settings, const Dr
   return environment;
 }
 
+// --under: the tool is spawned, with the child's command line after its own words. The tool needs
+// the child's binary by its real path: /proc/self/exe would name the tool itself once it runs.
+void run_under_tool(ChildCommand& command, const std::vector<std::string>& under) {
+  std::error_code error;
+  std::filesystem::path binary = std::filesystem::canonical(command.executable, error);
+  if (error) throw std::system_error(error, "--under: the path of " + command.executable);
+  std::vector<std::string> arguments = under;
+  arguments.push_back(binary.string());
+  arguments.insert(arguments.end(), command.arguments.begin() + 1, command.arguments.end());
+  command.executable = under.front();
+  command.arguments = std::move(arguments);
+}
+
 ChildCommand child_command(const std::string& scenario, const std::optional<std::string>& implementation,
                            const RunSettings& settings, const RunDriver& driver, const DriverFolder& driver_folder,
                            const SanitizerReportFolder* sanitizer_folder) {
@@ -131,6 +147,7 @@ ChildCommand child_command(const std::string& scenario, const std::optional<std:
   }
   command.environment = child_environment(settings, driver_folder, std::move(overrides));
   command.report_fd_in_child = kReportFdInChild;
+  if (!settings.under.empty()) run_under_tool(command, settings.under);
   return command;
 }
 
@@ -161,8 +178,15 @@ void give_the_simulated_driver_two_devices(ChildCommand& command, const Scenario
 
 }  // namespace
 
+double effective_timeout_seconds(const ScenarioHeader& header, const RunSettings& settings) {
+  const double seconds = settings.timeout_override_seconds.value_or(header.timeout_seconds.value_or(kDefaultTimeoutSeconds));
+  return settings.under.empty() ? seconds : seconds * kUnderTimeoutFactor;
+}
+
 std::string injection_library_path() {
   if (const char* chosen = std::getenv("GILSAN_INJECT_LIBRARY"); chosen != nullptr && *chosen != '\0') return chosen;
+if (std::string installed = installed_file(installed_library_folder() + "/libgilsan_inject.so"); !installed.empty())
+    return installed;
 #ifdef GILSAN_INJECT_LIBRARY_PATH
   if (std::filesystem::exists(GILSAN_INJECT_LIBRARY_PATH)) return GILSAN_INJECT_LIBRARY_PATH;
 #endif
@@ -187,13 +211,15 @@ ScenarioResult run_scenario(const std::string& scenario, const ScenarioHeader& h
     result.implementation = settings.implementation.value_or("reference");
     result.header.expect = header.expect_for(*result.implementation);
   }
-  result.timeout_seconds = settings.timeout_override_seconds.value_or(header.timeout_seconds.value_or(kDefaultTimeoutSeconds));
+  result.timeout_seconds = effective_timeout_seconds(header, settings);
 
   SupervisionSettings supervision;
   supervision.timeout = std::chrono::milliseconds(std::llround(result.timeout_seconds * 1000));
   supervision.tick = kWatchdogTick;
   supervision.max_resident_bytes = settings.max_resident_bytes;
-  WatchdogHook watchdog(settings.watchdog, blocks_predicate(settings));
+  WatchdogSettings watchdog_settings = settings.watchdog;
+  if (!settings.under.empty()) watchdog_settings.under_tool_factor = kUnderTimeoutFactor;
+  WatchdogHook watchdog(watchdog_settings, blocks_predicate(settings));
   // Private to this run and removed with it: the child's sanitizer writes its reports there.
   std::optional<SanitizerReportFolder> sanitizer_folder;
   if (settings.sanitize) sanitizer_folder.emplace();

@@ -37,6 +37,9 @@ struct RunSettings {
   // A conformance scenario's implementation (--impl; gilsan_impl's name or package.module:Class); the
   // runner uses "reference" when none is given. Ordinary scenarios ignore it.
   std::optional<std::string> implementation;
+  // --under: a tool and its options that the child runs under (under_command.h), its program a path;
+  // empty for none. The timeout and the watchdog's quiet period are scaled by kUnderTimeoutFactor.
+  std::vector<std::string> under;
 };
 
 enum class ResultStatus { Passed, Failed, Skipped, Interrupted, HarnessError };
@@ -57,6 +60,10 @@ struct ScenarioResult {
 
   ResultStatus status() const;
 };
+
+// The timeout a run of `header` gets: --timeout, else the header's, else the default; scaled by
+// kUnderTimeoutFactor under --under.
+double effective_timeout_seconds(const ScenarioHeader& header, const RunSettings& settings);
 
 // libgilsan_inject.so, the sanitizer of a program run ($GILSAN_INJECT_LIBRARY wins over the one this
 // build made), or "" when this build has none.

@@ -11,6 +11,7 @@
 #include "harness/runner/conformance_markdown.h"
 #include "harness/runner/conformance_vocabulary.h"
 #include "harness/runner/junit_report.h"
+#include "harness/runner/sarif_report.h"
 #include "harness/runner/scenario_sanitizer.h"
 #include "harness/runner/suite_matrix.h"
 #include "harness/runner/suite_results_json.h"
@@ -160,7 +161,8 @@ SuiteSummary run_suite(const SuiteSettings& settings, const std::vector<SuiteIte
       count_result(result.status(), summary);
       if (summary.interrupted) stop = true;
       on_result(result);
-      if (!settings.junit_path) keep_only_the_summary(result);
+      // JUnit and SARIF carry the runs' output and reports, so those are kept for them.
+      if (!settings.junit_path && !settings.sarif_path) keep_only_the_summary(result);
       results[index] = std::move(result);
     }
   };
@@ -176,6 +178,7 @@ SuiteSummary run_suite(const SuiteSettings& settings, const std::vector<SuiteIte
   }
   const std::chrono::duration<double> total = std::chrono::steady_clock::now() - started;
   if (settings.junit_path) write_results_file(*settings.junit_path, junit_xml(ordered, total.count()));
+  if (settings.sarif_path) write_results_file(*settings.sarif_path, sarif_log(ordered));
   if (settings.json_path) write_results_file(*settings.json_path, suite_results_json(ordered, settings.run, total.count()));
   if (settings.markdown_path)
     write_results_file(*settings.markdown_path,

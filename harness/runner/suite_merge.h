@@ -16,6 +16,7 @@ struct MergeCommand {
   std::vector<std::string> inputs;  // gilsan-suite-results/1 documents
   std::optional<std::string> json_path;
   std::optional<std::string> junit_path;
+  std::optional<std::string> sarif_path;
   std::optional<std::string> markdown_path;
   std::vector<std::string> compare_paths;  // --compare: the same catalogue on the other driver (Markdown)
   std::string command_line;

@@ -2,6 +2,7 @@
 #include <string>
 
 #include "harness/runner/command_line.h"
+#include "harness/runner/under_command.h"
 
 namespace gilsan {
 
@@ -10,17 +11,23 @@ std::string usage_text() {
   gilsan run SCENARIO.py [--driver auto|real|sim] [--profile FILE] [--timeout SECONDS] [--max-rss SIZE]
                          [--python-env VENV] [--report text|json] [-o REPORT_FILE]
                          [--quiet-ms N] [--dot FILE] [--sanitize on|off] [--impl NAME]
+                         [--under 'TOOL ARGS'] [--sarif FILE]
   gilsan run [--driver ...] [--expect OUTCOME] [--timeout SECONDS] [--report ...] [-o FILE]
-             [--quiet-ms N] [--dot FILE] [--sanitize on|off] -- COMMAND [ARGS...]
+             [--quiet-ms N] [--dot FILE] [--sanitize on|off] [--under 'TOOL ARGS'] [--sarif FILE]
+             -- COMMAND [ARGS...]
   gilsan suite [PATH...] [--driver auto|real|sim] [--profile FILE] [--timeout SECONDS] [--max-rss SIZE]
                          [--python-env VENV] [--junit FILE] [--json FILE] [--markdown FILE] [--filter TEXT]
                          [--quiet-ms N] [--sanitize on|off] [--impl NAME,...] [--jobs N]
-                         [--shard I/N]
-  gilsan merge RESULTS.json... [--json FILE] [--junit FILE] [--markdown FILE] [--compare OTHER.json]
+                         [--shard I/N] [--under 'TOOL ARGS'] [--sarif FILE]
+  gilsan merge RESULTS.json... [--json FILE] [--junit FILE] [--sarif FILE] [--markdown FILE]
+                         [--compare OTHER.json]
   gilsan probe [--driver auto|real|sim] [--profile IN] [-o PROFILE.json] [--markdown FILE]
-               [--jobs N] [--enqueue-limit N] [--cudart PATH]
+               [--jobs N] [--enqueue-limit N] [--held-by KIND] [--cudart PATH]
   gilsan probe --diff A.json B.json
+  gilsan bench [--driver real|sim] [--impl NAME,...] [--quick] [--python-env VENV] [--json FILE]
+               [--markdown FILE] [--svg FILE]
   gilsan explain [CLASS|CHECKER]
+  gilsan help [COMMAND]        (also: gilsan COMMAND --help)
   gilsan --help
 
 run     runs one scenario in a child process with an embedded Python and reports its outcome
@@ -38,6 +45,8 @@ explain prints what a deadlock class or a sanitizer checker is, a minimal exampl
         (the pages of docs/explain/); without a name, lists them.
 probe   measures what the driver blocks and allows around host functions (docs/probe.md; its own
         exit codes are listed there).
+bench   measures host_launch against the raw driver and its peers, medians of interleaved rounds
+        (docs/performance.md; gilsan bench --help).
 
   --driver       the CUDA driver the gilsan module uses (default auto: real if usable, else sim)
   --profile      the simulated driver's behaviour profile (JSON)
@@ -68,13 +77,43 @@ probe   measures what the driver blocks and allows around host functions (docs/p
   --shard        run only the I-th of N shares of the suite (CI spreads a suite over machines; gilsan
                  merge joins their --json files)
   --filter       only scenarios whose path contains TEXT
+  --under        run the scenario child under a tool, e.g. 'valgrind --tool=helgrind' (split like a shell
+                 command, no shell run); the timeout and --quiet-ms are multiplied by )" +
+         std::to_string(kUnderTimeoutFactor) + R"(
+  --sarif        also write SARIF 2.1.0 for code scanning: one result per failed run's outcome and per
+                 sanitizer report, on the scenario's file
+  (environment)  GITHUB_ACTIONS=true: suite and merge also print an ::error annotation per failed run;
+                 a terminal gets a live progress line, a pipe or file only the finished runs' lines
 
-exit codes:
-  0    every outcome matched its expectation (skipped scenarios count as matched)
-  1    at least one outcome did not match
-  2    usage or input error: bad flag, unreadable file, malformed scenario header
-  3    internal error in gilsan itself, or a scenario child that could not start (Python, an --impl adapter)
-  130  gilsan was interrupted (SIGINT, SIGTERM, SIGHUP); the running scenario was killed
+examples:
+  # one scenario on the simulated driver, the report as JSON in a file
+  gilsan run scenarios/deadlock/gil_inversion.py --driver sim --report json -o report.json
+  # the scenario child under Helgrind, whose output lands in the report's stderr section
+  gilsan run scenarios/sanitizer/finished_callback_inversion.py --driver sim --under 'valgrind --tool=helgrind'
+  # your own program, with the sanitizer injected and a 5-minute limit
+  gilsan run --timeout 300 -- python3 app.py
+  # every scenario, with the files CI wants
+  gilsan suite scenarios --driver sim --junit junit.xml --sarif gilsan.sarif --json results.json
+  # the second of four CI shards
+  gilsan suite scenarios --shard 2/4 --json shard2.json
+  # the shards' results joined into the files of the whole suite
+  gilsan merge shard*.json --junit junit.xml --sarif gilsan.sarif --markdown conformance.md
+  # what a deadlock class means and how to fix it
+  gilsan explain gil-driver-inversion
+  # what the installed driver blocks around host functions, then compared with the committed profile
+  gilsan probe --driver real -o now.json
+  gilsan probe --diff profiles/h200-580.159.04.json now.json
+
+exit codes:  run, suite, merge, explain                      probe
+  0          every outcome matched (skips count as matched)  the probe ran; --diff found no change
+  1          at least one outcome did not match              --diff found changes
+  2          usage or input error: bad flag or value,        the same
+             unreadable file, malformed scenario header
+  3          internal error, or a scenario child that        the driver cannot be loaded
+             could not start (Python, an --impl adapter)
+  4          -                                               the probe could not run or write its output
+  130        interrupted (SIGINT, SIGTERM, SIGHUP); the      -
+             running scenario was killed
 )";
 }
 

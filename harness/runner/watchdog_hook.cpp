@@ -75,7 +75,8 @@ void WatchdogHook::on_start(pid_t child) {
   python_stack_write_.reset();
   watchdog::WatchdogOptions options;
   options.quiet = settings_.quiet;
-  options.under_valgrind = running_under_valgrind();
+  options.under_valgrind = running_under_valgrind() || settings_.under_tool_factor > 0;
+  if (settings_.under_tool_factor > 0) options.valgrind_factor = settings_.under_tool_factor;
   options.snapshot.python_stack_fd = python_stack_read_.get();
   // A diagnostic for "why did (or didn't) it call this a hang?" (docs/watchdog.md).
   if (const char* trace = std::getenv("GILSAN_WATCHDOG_TRACE"); trace != nullptr) options.trace_path = trace;

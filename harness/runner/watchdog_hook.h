@@ -31,6 +31,8 @@ inline constexpr const char* kPythonStackFdVariable = "GILSAN_PYTHON_STACK_FD";
 struct WatchdogSettings {
   std::chrono::milliseconds quiet = watchdog::kDefaultQuiet;  // --quiet-ms; x20 under valgrind
   std::optional<std::string> dot_path;                        // --dot: the wait-for graph as Graphviz
+  // --under: the child runs under a tool (valgrind): the quiet period is multiplied by this; 0: no tool.
+  unsigned under_tool_factor = 0;
 };
 
 // What the watchdog found in one run: a hang or a crash, classified and rendered.

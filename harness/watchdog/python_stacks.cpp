@@ -5,6 +5,8 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <charconv>
+#include <string_view>
 #include <sstream>
 #include <system_error>
 
@@ -52,7 +54,11 @@ std::vector<PythonThreadStack> parse_faulthandler_dump(const std::string& text) 
     if (current || starts_with(line, "Thread 0x")) {
       PythonThreadStack stack;
       stack.current = current;
-      stack.thread_ident = std::stoull(line.substr(line.find("0x") + 2), nullptr, 16);
+      // A dump cut short (a child too slow to finish writing it, as under valgrind) may end inside the
+      // thread's id: that thread's stack is left out, not the whole snapshot.
+      const std::string_view ident = std::string_view(line).substr(line.find("0x") + 2);
+      const auto [end, error] = std::from_chars(ident.data(), ident.data() + ident.size(), stack.thread_ident, 16);
+      if (error != std::errc() || end == ident.data()) break;
       stacks.push_back(std::move(stack));
       continue;
     }

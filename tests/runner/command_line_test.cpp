@@ -129,6 +129,35 @@ TEST_F(CommandLine, Help) {
   EXPECT_NE(usage_text().find("exit codes"), std::string::npos);
 }
 
+TEST_F(CommandLine, HelpOfOneCommand) {
+  EXPECT_EQ(std::get<HelpCommand>(parse({"help"})).command, "");
+  EXPECT_EQ(std::get<HelpCommand>(parse({"help", "suite"})).command, "suite");
+  EXPECT_EQ(std::get<HelpCommand>(parse({"suite", "--filter", "x", "--help"})).command, "suite");
+  EXPECT_EQ(std::get<HelpCommand>(parse({"explain", "-h"})).command, "explain");
+  EXPECT_EQ(usage_error({"help", "bogus"}), "gilsan help: no command 'bogus'");
+  EXPECT_EQ(usage_error({"help", "run", "suite"}), "gilsan help takes one command name");
+}
+
+TEST_F(CommandLine, UnderTakesAToolForTheChild) {
+  const auto run = std::get<RunCommand>(parse({"run", "s.py", "--under", "env 'A=1 2'"}));
+  ASSERT_EQ(run.settings.under.size(), 2u);
+  EXPECT_TRUE(run.settings.under[0].ends_with("/env"));
+  EXPECT_EQ(run.settings.under[1], "A=1 2");
+  const auto suite = std::get<SuiteCommand>(parse({"suite", "--under=env"}));
+  EXPECT_EQ(suite.settings.run.under.size(), 1u);
+  EXPECT_EQ(usage_error({"run", "s.py", "--under", ""}), "--under needs a command, such as --under 'valgrind --tool=helgrind'");
+  EXPECT_EQ(usage_error({"run", "s.py", "--under", "no-such-tool-gilsan"}), "--under: no-such-tool-gilsan: not found on PATH");
+}
+
+TEST_F(CommandLine, SarifForRunSuiteAndMerge) {
+  const std::string file = (folder_ / "out.sarif").string();
+  EXPECT_EQ(std::get<RunCommand>(parse({"run", "s.py", "--sarif", file})).sarif_path, file);
+  EXPECT_EQ(std::get<SuiteCommand>(parse({"suite", "--sarif", file})).settings.sarif_path, file);
+  EXPECT_EQ(std::get<MergeCommand>(parse({"merge", "a.json", "--sarif", file})).sarif_path, file);
+  EXPECT_NE(usage_error({"suite", "--sarif", "/nonexistent-gilsan/x.sarif"}).find("--sarif /nonexistent-gilsan/x.sarif: "),
+            std::string::npos);
+}
+
 TEST_F(CommandLine, HiddenChildCommand) {
   const Command command = parse({"__scenario-child", "--driver", "sim", "--python-env", "/venv", "--", "s.py"});
   const auto& child = std::get<ChildArguments>(command);

@@ -96,6 +96,17 @@ TEST(FaulthandlerParser, AllThreadsDump) {
   EXPECT_TRUE(parse_faulthandler_dump("").empty());
 }
 
+// A child too slow to finish its dump (under valgrind) leaves it cut inside a thread's id: the threads
+// before the cut are kept, and the snapshot is not lost.
+TEST(FaulthandlerParser, DumpCutInsideAThreadId) {
+  auto stacks = parse_faulthandler_dump("Thread 0x00007f00000a1640 (most recent call first):\n"
+                                        "  File \"/tmp/scenario.py\", line 14 in cb\n\n"
+                                        "Current thread 0x");
+  ASSERT_EQ(stacks.size(), 1u);
+  EXPECT_EQ(stacks[0].frames.size(), 1u);
+  EXPECT_TRUE(parse_faulthandler_dump("Current thread 0x").empty());
+}
+
 TEST(EntryPoints, VersionAndStreamSuffixesAreDropped) {
   EXPECT_EQ(normalize_entry_point("cuMemAlloc_v2"), "cuMemAlloc");
   EXPECT_EQ(normalize_entry_point("cuStreamSynchronize_ptsz"), "cuStreamSynchronize");

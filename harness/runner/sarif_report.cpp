@@ -1,0 +1,171 @@
+#include "harness/runner/sarif_report.h"
+
+#include <charconv>
+#include <map>
+#include <optional>
+#include <string_view>
+
+#include <nlohmann/json.hpp>
+
+#include "harness/runner/explanations.h"
+
+namespace gilsan {
+namespace {
+
+using nlohmann::json;
+
+constexpr const char* kSchemaUri = "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json";
+
+// The line of `scenario` a stack frame names ("file.py:12" or Python's 'File "file.py", line 12').
+std::optional<int> line_in(std::string_view frame, std::string_view scenario) {
+  const std::string_view base = scenario.substr(scenario.rfind('/') == std::string_view::npos ? 0 : scenario.rfind('/') + 1);
+  for (std::size_t at = frame.find(base); at != std::string_view::npos; at = frame.find(base, at + 1)) {
+    std::string_view rest = frame.substr(at + base.size());
+    if (rest.starts_with("\", line ")) rest.remove_prefix(8);
+    else if (rest.starts_with(":")) rest.remove_prefix(1);
+    else continue;
+    int line = 0;
+    const auto [end, error] = std::from_chars(rest.data(), rest.data() + rest.size(), line);
+    if (error == std::errc() && end != rest.data() && line > 0) return line;
+  }
+  return std::nullopt;
+}
+
+// The scenario's line named by the first frame of `stacks` that names it.
+std::optional<int> first_line(const std::vector<const json*>& stacks, std::string_view scenario) {
+  for (const json* stack : stacks)
+    for (const json& frame : *stack)
+      if (frame.is_string())
+        if (std::optional<int> line = line_in(frame.get_ref<const std::string&>(), scenario)) return line;
+  return std::nullopt;
+}
+
+json scenario_location(const std::string& scenario, int line) {
+  return {{"physicalLocation", {{"artifactLocation", {{"uri", scenario}}}, {"region", {{"startLine", line}}}}}};
+}
+
+json message_location(const std::string& text) { return {{"message", {{"text", text}}}}; }
+
+const json* array_at(const json& object, const char* key) {
+  const auto found = object.find(key);
+  return found != object.end() && found->is_array() ? &*found : nullptr;
+}
+
+std::string string_at(const json& object, const char* key) {
+  const auto found = object.find(key);
+  return found != object.end() && found->is_string() ? found->get<std::string>() : std::string();
+}
+
+// A sanitizer report (docs/sanitizer.md, gilsan-sanitizer-report/1) as a result.
+json report_result(const json& report, const ScenarioResult& run, const std::string& context) {
+  std::vector<const json*> stacks;
+  json result = {{"ruleId", string_at(report, "checker")}, {"level", "error"}};
+  std::string text = string_at(report, "summary");
+  if (const std::string deadlock_class = string_at(report, "class"); !deadlock_class.empty())
+    text += " (would be " + deadlock_class + ")";
+  result["message"] = {{"text", text + " in " + context}};
+  if (const json* edges = array_at(report, "edges"); edges != nullptr && !edges->empty()) {
+    json thread_flows = json::array();
+    for (const json& edge : *edges) {
+      json steps = json::array({{{"location", message_location(string_at(edge, "sentence"))}}});
+      if (const json* stack = array_at(edge, "stack")) {
+        stacks.push_back(stack);
+        for (const json& frame : *stack)
+          if (frame.is_string()) steps.push_back({{"location", message_location(frame.get<std::string>())}});
+      }
+      thread_flows.push_back({{"locations", std::move(steps)}});
+    }
+    result["codeFlows"] = json::array({{{"threadFlows", std::move(thread_flows)}}});
+  }
+  if (const json* stack = array_at(report, "stack"); stack != nullptr && !stack->empty()) {
+    stacks.push_back(stack);
+    json related = json::array();
+    int id = 1;
+    for (const json& frame : *stack)
+      if (frame.is_string()) {
+        json location = message_location(frame.get<std::string>());
+        location["id"] = id++;
+        related.push_back(std::move(location));
+      }
+    result["relatedLocations"] = std::move(related);
+  }
+  result["locations"] = json::array({scenario_location(run.scenario, first_line(stacks, run.scenario).value_or(1))});
+  return result;
+}
+
+// The rule a run's outcome stands for: the deadlock class or checker it names, else its kind.
+std::string outcome_rule(const Outcome& outcome) {
+  if (outcome.kind == OutcomeKind::Deadlock || outcome.kind == OutcomeKind::Report) return outcome.detail;
+  const std::string text = outcome.to_string();
+  return text.substr(0, text.find(':'));
+}
+
+// A rule's descriptions from its explain page: the title and the "What it is" paragraph.
+json rule_for(const std::string& id) {
+  json rule = {{"id", id}};
+  for (const Explanation& page : explanations()) {
+    if (page.name != id) continue;
+    const std::string_view text = page.text;
+    const std::string_view title = text.substr(0, text.find('\n'));
+    rule["shortDescription"] = {{"text", std::string(title.substr(title.find_first_not_of("# ")))}};
+    const std::size_t what = text.find("## What it is\n");
+    if (what != std::string_view::npos) {
+      std::string_view paragraph = text.substr(what + 14);
+      paragraph = paragraph.substr(0, paragraph.find("\n\n"));
+      std::string joined(paragraph);
+      for (char& c : joined) c = c == '\n' ? ' ' : c;
+      rule["fullDescription"] = {{"text", joined}};
+    }
+    rule["help"] = {{"text", std::string(text)}, {"markdown", std::string(text)}};
+    return rule;
+  }
+  rule["shortDescription"] = {{"text", "the scenario's outcome was " + id + ", not what its header expects"}};
+  return rule;
+}
+
+}  // namespace
+
+std::string sarif_log(const std::vector<ScenarioResult>& runs) {
+  json results = json::array();
+  std::map<std::string, json> rules;
+  for (const ScenarioResult& run : runs) {
+    const ResultStatus status = run.status();
+    if (status != ResultStatus::Failed && status != ResultStatus::HarnessError) continue;
+    const std::string context = run.scenario + (run.implementation ? " [" + *run.implementation + "]" : "") +
+                                ": expected " + run.header.expect.to_string() + ", got " + run.outcome.to_string();
+    bool outcome_reported = false;
+    if (run.sanitizer && !run.sanitizer->json.empty() && !run.sanitizer->error) {
+      const json document = json::parse(run.sanitizer->json, nullptr, false);
+      if (const json* reports = document.is_object() ? array_at(document, "reports") : nullptr) {
+        for (const json& report : *reports) {
+          if (!report.is_object()) continue;
+          results.push_back(report_result(report, run, context));
+          const std::string checker = string_at(report, "checker");
+          outcome_reported = outcome_reported || (run.outcome.kind == OutcomeKind::Report && run.outcome.detail == checker);
+        }
+      }
+    }
+    if (!outcome_reported) {
+      const std::string rule = outcome_rule(run.outcome);
+      const std::string about = run.watchdog ? run.watchdog->summary : run.outcome.to_string();
+      results.push_back({{"ruleId", rule},
+                         {"level", "error"},
+                         {"message", {{"text", about + " in " + context}}},
+                         {"locations", json::array({scenario_location(run.scenario, 1)})}});
+    }
+  }
+  for (const json& result : results) {
+    const std::string id = result["ruleId"];
+    if (!rules.contains(id)) rules.emplace(id, rule_for(id));
+  }
+  json rule_list = json::array();
+  for (auto& [id, rule] : rules) rule_list.push_back(std::move(rule));
+  const json log = {
+      {"$schema", kSchemaUri},
+      {"version", "2.1.0"},
+      {"runs", json::array({{{"tool", {{"driver", {{"name", "gilsan"}, {"rules", std::move(rule_list)}}}}},
+                             {"results", std::move(results)}}})}};
+  return log.dump(2) + "\n";
+}
+
+}  // namespace gilsan

@@ -1,0 +1,46 @@
+"""Tests that check_plugin.py runs under `pytest -p gilsan.pytest` with the reference gilsan module:
+each ends a known way, and check_plugin.py says what the plugin must make of it. The file is named
+cases_*.py so that a plain `pytest tests/` does not collect a test that hangs."""
+import gilsan
+
+
+def test_clean():
+    """Passes: the host function runs while the main thread waits without the GIL."""
+    stream = gilsan.Stream()
+    ran = []
+    gilsan.host_launch(stream, ran.append, "ran")
+    stream.synchronize()
+    assert ran == ["ran"]
+
+
+def test_gil_held_synchronize_deadlock():
+    """Hangs: the host function waits for the GIL, held by the main thread that waits for the stream.
+
+    The device work keeps the host function pending until the main thread is inside the synchronize.
+    """
+    stream = gilsan.Stream()
+    stream.work(200)
+    gilsan.host_launch(stream, print, "unreachable: the main thread holds the GIL")
+    stream.synchronize(hold_gil=True)
+
+
+def test_callback_makes_cuda_call():
+    """Passes by itself; the sanitizer reports the device allocation made inside the host function."""
+    answers = []
+
+    def allocate():
+        try:
+            gilsan.DeviceBuffer(64)
+            answers.append("allocated")
+        except gilsan.CudaError as error:
+            answers.append(str(error))
+
+    stream = gilsan.Stream()
+    gilsan.host_launch(stream, allocate)
+    stream.synchronize()
+    assert len(answers) == 1
+
+
+def test_fails_by_itself():
+    """Fails on its own assertion, which the plugin must pass on unchanged."""
+    assert 1 + 1 == 3, "the test's own failure"
