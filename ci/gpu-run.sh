@@ -121,7 +121,8 @@ for step in "${steps[@]}"; do
             for scenario in "$root"/scenarios/conformance/deadlock/first_launch_*.py \
                             "$root"/scenarios/conformance/deadlock/*first_kernel_use.py; do
               "$build/bin/gilsan" run --driver "$driver" "$scenario" >>"$log" 2>&1
-              echo "$(basename "$scenario") on $driver (CUDA_MODULE_LOADING $mode): exit $?" >>"$log"
+              status=$?  # before the command substitution below, which sets $? itself
+              echo "$(basename "$scenario") on $driver (CUDA_MODULE_LOADING $mode): exit $status" >>"$log"
             done
           done )
       done
