@@ -68,13 +68,13 @@ class HelgrindAnnouncer final : public ValgrindAnnouncer {
     // A binding that holds the GIL where no trampoline of ours saw it taken (ctypes.PyDLL).
     const bool borrowed_gil = event.holds_gil.value_or(false) && self.gil_depth == 0;
     char* gil_address = address(PseudoLock::gil());
-    if (borrowed_gil) ANNOTATE_RWLOCK_ACQUIRED(gil_address, 1);
+    if (borrowed_gil) ANNOTATE_RWLOCK_ACQUIRED(gil_address, 0);
     for (char* lock : waited) {
       if (holds(self, lock)) continue;  // waiting for itself: a cycle of one, not an order
       ANNOTATE_RWLOCK_ACQUIRED(lock, 0);
       ANNOTATE_RWLOCK_RELEASED(lock, 0);
     }
-    if (borrowed_gil) ANNOTATE_RWLOCK_RELEASED(gil_address, 1);
+    if (borrowed_gil) ANNOTATE_RWLOCK_RELEASED(gil_address, 0);
   }
 
   void host_function_begin(const HostFunctionBegin& event) override {
@@ -191,10 +191,10 @@ class HelgrindAnnouncer final : public ValgrindAnnouncer {
   }
 
   void take_gil(AnnouncedThread& self) {
-    if (self.gil_depth++ == 0) ANNOTATE_RWLOCK_ACQUIRED(address(PseudoLock::gil()), 1);
+    if (self.gil_depth++ == 0) ANNOTATE_RWLOCK_ACQUIRED(address(PseudoLock::gil()), 0);
   }
   void give_gil(AnnouncedThread& self) {
-    if (--self.gil_depth == 0) ANNOTATE_RWLOCK_RELEASED(address(PseudoLock::gil()), 1);
+    if (--self.gil_depth == 0) ANNOTATE_RWLOCK_RELEASED(address(PseudoLock::gil()), 0);
   }
   static bool holds(const AnnouncedThread& self, char* lock) {
     for (const Held& held : self.held) {

@@ -3,10 +3,14 @@
 // (as 'lock order "A before B" violated'), with Valgrind's stacks.
 //
 // Each pseudo-lock gets a byte of its own as its address and is announced as a reader-writer lock
-// with Helgrind's client requests (ANNOTATE_RWLOCK_CREATE / ACQUIRED / RELEASED / DESTROY): the GIL
-// and user locks in write mode; completions, callback threads and host-function locks in read
-// mode, because several threads "hold" them at once in the model (every host function of a stream
-// holds its completion) and a wait only needs to be seen as an acquisition, not to exclude anyone.
+// with Helgrind's client requests (ANNOTATE_RWLOCK_CREATE / ACQUIRED / RELEASED / DESTROY): user
+// locks in write mode; the GIL, completions, callback threads and host-function locks in read mode,
+// because several threads "hold" them at once in the model (every host function of a stream holds
+// its completion) and a wait only needs to be seen as an acquisition, not to exclude anyone. The GIL
+// is among them because the announcer does not see every release of it: Python code that waits (an
+// Event.wait, a sleep) lets it go without telling the sanitizer, so the thread still "holds" it when a
+// host function takes it. In write mode Helgrind then calls that a bug in libpthread and drops the
+// acquisition, order and all, and the inversion of the GIL with a stream is never reported.
 // A wait (a synchronize, a call the driver blocks) is announced as an acquisition released at once.
 //
 // Announcements are made on the calling thread, since Helgrind attributes them to it: events whose

@@ -9,35 +9,29 @@ bool github_actions_requested() {
   return value != nullptr && std::string_view(value) == "true";
 }
 
-std::string escape_annotation_message(std::string_view text) {
+namespace {
+
+// GitHub's workflow-command escaping: a message escapes %, CR and LF; a property also : and ,.
+std::string escape_annotation(std::string_view text, bool property) {
   std::string out;
   for (const char c : text) {
-    if (c == '%') {
-      out += "%25";
-    } else if (c == '\r') {
-      out += "%0D";
-    } else if (c == '\n') {
-      out += "%0A";
-    } else {
-      out += c;
+    switch (c) {
+      case '%': out += "%25"; break;
+      case '\r': out += "%0D"; break;
+      case '\n': out += "%0A"; break;
+      case ':': out += property ? "%3A" : ":"; break;
+      case ',': out += property ? "%2C" : ","; break;
+      default: out += c;
     }
   }
   return out;
 }
 
-std::string escape_annotation_property(std::string_view text) {
-  std::string out;
-  for (const char c : escape_annotation_message(text)) {
-    if (c == ':') {
-      out += "%3A";
-    } else if (c == ',') {
-      out += "%2C";
-    } else {
-      out += c;
-    }
-  }
-  return out;
-}
+}  // namespace
+
+std::string escape_annotation_message(std::string_view text) { return escape_annotation(text, false); }
+
+std::string escape_annotation_property(std::string_view text) { return escape_annotation(text, true); }
 
 std::string github_annotations(const std::vector<ScenarioResult>& results) {
   std::string out;

@@ -1,10 +1,10 @@
 #include "harness/runner/scenario_sanitizer.h"
 
 #include <cstdlib>
+#include <filesystem>
 #include <stdexcept>
 #include <string>
 #include <string_view>
-#include <filesystem>
 
 #ifdef GILSAN_WITH_SANITIZER
 #include <dlfcn.h>
@@ -42,6 +42,11 @@ std::string_view environment(const char* name) {
 }  // namespace
 
 bool scenario_sanitizer_requested() { return environment(kSanitizeVariable) == "1"; }
+
+// A scenario's suppressions file is named relative to the scenario, in builds with or without checkers.
+std::string scenario_suppressions_path(const std::string& scenario, const std::string& file) {
+  return std::filesystem::absolute(std::filesystem::path(scenario).parent_path() / file).string();
+}
 
 #ifdef GILSAN_WITH_SANITIZER
 namespace {
@@ -280,10 +285,6 @@ std::optional<std::string> sanitizer_options_error() {
   }
 }
 
-std::string scenario_suppressions_path(const std::string& scenario, const std::string& file) {
-  return std::filesystem::absolute(std::filesystem::path(scenario).parent_path() / file).string();
-}
-
 void check_scenario_suppressions(const std::string& scenario, const ScenarioHeader& header) {
   if (!header.suppressions) return;
   try {
@@ -353,10 +354,6 @@ int finish_scenario_sanitizer(int status) {
 
 std::optional<std::string> sanitizer_options_error() {
   return "the sanitizer is not part of this build (checkers/sources); use --sanitize off";
-}
-
-std::string scenario_suppressions_path(const std::string& scenario, const std::string& file) {
-  return std::filesystem::absolute(std::filesystem::path(scenario).parent_path() / file).string();
 }
 
 void check_scenario_suppressions(const std::string&, const ScenarioHeader&) {}

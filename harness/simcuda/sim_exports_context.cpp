@@ -12,6 +12,16 @@ constexpr unsigned kContextFlags = CU_CTX_SCHED_MASK | CU_CTX_BLOCKING_SYNC | CU
                                    CU_CTX_LMEM_RESIZE_TO_MAX | CU_CTX_COREDUMP_ENABLE | CU_CTX_USER_COREDUMP_ENABLE |
                                    CU_CTX_SYNC_MEMOPS;
 
+// The body of a primary-context call on device `dev`, under the driver's lock.
+template <typename Body>
+CUresult on_device_locked(CUdevice dev, Body&& body) {
+  auto& driver = SimDriver::instance();
+  SimDevice* device = driver.device(dev);
+  if (device == nullptr) return CUDA_ERROR_INVALID_DEVICE;
+  Lock lock(driver.mutex);
+  return body(*device, lock);
+}
+
 }  // namespace
 
 extern "C" {
@@ -53,13 +63,11 @@ CUresult CUDAAPI cuDevicePrimaryCtxRelease(CUdevice dev) {
                "cuDevicePrimaryCtxRelease");
   if (api.refused()) return api.result();
   return api.finish(guarded([&] {
-    auto& driver = SimDriver::instance();
-    SimDevice* device = driver.device(dev);
-    if (device == nullptr) return CUDA_ERROR_INVALID_DEVICE;
-    Lock lock(driver.mutex);
-    if (device->primary_references == 0) return CUDA_ERROR_INVALID_CONTEXT;
-    if (--device->primary_references == 0) destroy_context(lock, device->primary);
-    return CUDA_SUCCESS;
+    return on_device_locked(dev, [](SimDevice& device, Lock& lock) {
+      if (device.primary_references == 0) return CUDA_ERROR_INVALID_CONTEXT;
+      if (--device.primary_references == 0) destroy_context(lock, device.primary);
+      return CUDA_SUCCESS;
+    });
   }));
 }
 
@@ -72,12 +80,10 @@ CUresult CUDAAPI cuDevicePrimaryCtxReset(CUdevice dev) {
   ApiScope api(entry("cuCtxDestroy"), on_current_context(), "cuDevicePrimaryCtxReset");
   if (api.refused()) return api.result();
   return api.finish(guarded([&] {
-    auto& driver = SimDriver::instance();
-    SimDevice* device = driver.device(dev);
-    if (device == nullptr) return CUDA_ERROR_INVALID_DEVICE;
-    Lock lock(driver.mutex);
-    if (device->primary && !device->primary->destroyed) destroy_context(lock, device->primary);
-    return CUDA_SUCCESS;
+    return on_device_locked(dev, [](SimDevice& device, Lock& lock) {
+      if (device.primary && !device.primary->destroyed) destroy_context(lock, device.primary);
+      return CUDA_SUCCESS;
+    });
   }));
 }
 

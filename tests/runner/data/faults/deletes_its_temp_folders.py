@@ -13,8 +13,17 @@ import gilsan
 stream = gilsan.Stream()
 gilsan.host_launch(stream, lambda: None)
 stream.synchronize()
-root = tempfile.gettempdir()
-for name in os.listdir(root):
-    if name.startswith(("gilsan-driver-", "gilsan-sanitizer-")):
-        shutil.rmtree(os.path.join(root, name), ignore_errors=True)
+# Only this run's own folders, found through the environment the runner gave it: the suite runs other
+# scenarios beside this one in the same TMPDIR, and their folders are not this scenario's to delete.
+root = os.path.realpath(tempfile.gettempdir())
+own = [os.environ.get("GILSAN_SANITIZER_TEXT", ""), os.environ.get("GILSAN_SIM_LIBRARY", "")]
+deleted = 0
+for path in own:
+    folder = os.path.dirname(path)
+    name = os.path.basename(folder)
+    if os.path.realpath(os.path.dirname(folder)) == root and name.startswith(("gilsan-driver-", "gilsan-sanitizer-")):
+        shutil.rmtree(folder, ignore_errors=True)
+        deleted += 1
+if deleted == 0:
+    raise SystemExit("found none of the runner's temporary folders in this run's environment")
 print("deleted the runner's temporary folders")
