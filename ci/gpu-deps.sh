@@ -5,11 +5,16 @@
 #   ci/gpu-deps.sh unpack PREFIX    there: dpkg -x each into PREFIX; prints the variables to export
 # Today: elfutils' libdw and libelf with their headers, for file:line in reports (harness/watchdog/
 # source_lines.h). gilsan loads libdw.so.1 with dlopen, so where the machine lacks it, the unpacked
-# library is found through LD_LIBRARY_PATH.
+# library is found through LD_LIBRARY_PATH. And CLI11 (libcli11-dev), which parses the command line:
+# header-only, its CMake config in usr/share/cmake/CLI11, found through CMAKE_PREFIX_PATH=PREFIX/usr
+# (that config finds its headers relative to itself, so an unpacked copy works wherever it lies);
+# ahead of an installed CLI11 (the H200 machine has 2.4.1), so GPU builds use the CPU machines' 2.1.2.
+# ci/install-deps.sh unpacks .debs/ into .debs/unpacked where a required header is missing and
+# apt-get cannot install it; the top CMakeLists.txt looks for CLI11 there.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 debs=$root/.debs
-packages=(libdw-dev libelf-dev libdw1 libelf1)
+packages=(libdw-dev libelf-dev libdw1 libelf1 libcli11-dev)
 
 case "${1:-}" in
   download)

@@ -106,28 +106,27 @@ for step in "${steps[@]}"; do
         echo "diff: exit $?" >>"$log"
       done ;;
     probe-loading)
-      # Issue 14: the probe measures every enqueued-work cell under CUDA_MODULE_LOADING=LAZY and =EAGER
-      # itself (each case sets it; the call matrices run under LAZY), diffed against the shipped profile;
-      # then the first-launch scenarios on both drivers with the variable unset and with EAGER exported,
-      # and the sim tests' enqueued-work cases on the real driver against the shipped profile.
-      "$build/bin/gilsan-probe" --driver real --profile "$root/profiles/h200-580.159.04.json" \
+      # Issue 14: the probe measures the call matrices under CUDA_MODULE_LOADING=LAZY and =EAGER and every
+      # enqueued-work cell in both modes (the cudart first launch through the toolkit's libcudart), diffed
+      # against the shipped profile; then the deadlock catalogue for the reference (its scenarios pin their
+      # loading mode in the header) on both drivers, side by side; and the sim tests' enqueued-work and
+      # EAGER-table cases on the real driver against the shipped profile.
+      cudart=(); [[ -e /usr/local/cuda/lib64/libcudart.so.13 ]] && cudart=(--cudart /usr/local/cuda/lib64/libcudart.so.13)
+      "$build/bin/gilsan-probe" --driver real --profile "$root/profiles/h200-580.159.04.json" "${cudart[@]}" \
         -o "$out/probe-loading.json" --markdown "$out/probe-loading.md" >>"$log" 2>&1
       echo "probe: exit $?" >>"$log"
       "$build/bin/gilsan-probe" --diff "$root/profiles/h200-580.159.04.json" "$out/probe-loading.json" >>"$log" 2>&1
       echo "diff against the shipped profile: exit $?" >>"$log"
-      for mode in unset EAGER; do
-        ( if [[ $mode == unset ]]; then unset CUDA_MODULE_LOADING; else export CUDA_MODULE_LOADING=$mode; fi
-          for driver in real sim; do
-            for scenario in "$root"/scenarios/conformance/deadlock/first_launch_*.py \
-                            "$root"/scenarios/conformance/deadlock/*first_kernel_use.py; do
-              "$build/bin/gilsan" run --driver "$driver" "$scenario" >>"$log" 2>&1
-              status=$?  # before the command substitution below, which sets $? itself
-              echo "$(basename "$scenario") on $driver (CUDA_MODULE_LOADING $mode): exit $status" >>"$log"
-            done
-          done )
+      for driver in real sim; do
+        "$build/bin/gilsan" suite "$root/scenarios/conformance/deadlock" --impl reference --driver "$driver" \
+          --json "$out/deadlock-$driver.json" >>"$log" 2>&1
+        echo "deadlock catalogue on $driver: exit $?" >>"$log"
       done
-      "$build/bin/gilsan_sim_tests" --driver real --gtest_filter='*EnqueuedWork*' >>"$log" 2>&1
-      echo "gilsan_sim_tests --driver real (enqueued work): exit $?" >>"$log" ;;
+      python3 "$root/tests/runner/check_parity.py" --table "$out/deadlock-sim.json" "$out/deadlock-real.json" \
+        >"$out/deadlock-parity.md" 2>>"$log"
+      echo "parity: exit $?" >>"$log"
+      "$build/bin/gilsan_sim_tests" --driver real --gtest_filter='*EnqueuedWork*:*Eager*' >>"$log" 2>&1
+      echo "gilsan_sim_tests --driver real (enqueued work, EAGER tables): exit $?" >>"$log" ;;
     probe-diff)
       # Did this driver change anything against the shipped profile? (exit 1 when it did)
       "$build/bin/gilsan-probe" --diff "$root/profiles/h200-580.159.04.json" "$out/probe-profile.json" >>"$log" 2>&1 ;;

@@ -5,7 +5,7 @@
 #   LIBDIR/gilsan/driver/libcuda.so.1      the simulated driver, for LD_LIBRARY_PATH
 #   LIBDIR/gilsan/python/                  the gilsan module and its pytest plugin, for PYTHONPATH
 #   LIBDIR/cmake/gilsan/                   find_package(gilsan)
-#   share/gilsan/{scenarios,profiles,impl}
+#   share/gilsan/{scenarios,profiles,impl,bench}
 include(CMakePackageConfigHelpers)
 
 set(GILSAN_INSTALL_CMAKEDIR ${CMAKE_INSTALL_LIBDIR}/cmake/gilsan)
@@ -51,6 +51,9 @@ install(DIRECTORY ${PROJECT_SOURCE_DIR}/scenarios/ DESTINATION ${GILSAN_INSTALL_
 install(DIRECTORY ${PROJECT_SOURCE_DIR}/profiles/ DESTINATION ${GILSAN_INSTALL_DATADIR}/profiles)
 install(DIRECTORY ${PROJECT_SOURCE_DIR}/harness/impl/ DESTINATION ${GILSAN_INSTALL_DATADIR}/impl
         PATTERN "__pycache__" EXCLUDE PATTERN "*.pyc" EXCLUDE)
+# `gilsan bench`'s workloads (harness/bench/bench_command.cpp looks here first).
+install(DIRECTORY ${PROJECT_SOURCE_DIR}/harness/bench/ DESTINATION ${GILSAN_INSTALL_DATADIR}/bench
+        FILES_MATCHING PATTERN "*.py" PATTERN "__pycache__" EXCLUDE)
 # The compiled-in default profile may be one outside profiles/ (-DGILSAN_DEFAULT_PROFILE=...).
 install(FILES ${GILSAN_DEFAULT_PROFILE} DESTINATION ${GILSAN_INSTALL_DATADIR}/profiles)
 

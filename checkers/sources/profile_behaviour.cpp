@@ -3,23 +3,31 @@
 #include "harness/driver/install_layout.h"
 
 #include <cstdlib>
+#include <set>
+#include <string>
+#include <utility>
 #include <stdexcept>
 
 namespace gilsan::checkers {
 
-DriverBehaviour behaviour_from_profile(std::shared_ptr<const DriverProfile> profile) {
+DriverBehaviour behaviour_from_profile(std::shared_ptr<const DriverProfile> profile, ModuleLoading mode) {
+  // Looked up on every driver call: the mode's answers are taken once.
+  auto blocking = std::make_shared<std::set<std::string, std::less<>>>();
+  auto refused = std::make_shared<std::set<std::string, std::less<>>>();
+  for (const auto& [entry, behaviour] : profile->while_host_function_runs)
+    if (profile->outside(mode, entry) == OutsideBehaviour::Blocks) blocking->insert(entry);
+  for (const auto& [entry, behaviour] : profile->inside_host_function)
+    if (profile->inside(mode, entry) == InsideBehaviour::NotPermitted) refused->insert(entry);
   DriverBehaviour behaviour;
-  behaviour.blocks_while_host_function_runs = [profile](std::string_view entry_point) {
-    const auto found = profile->while_host_function_runs.find(std::string(entry_point));
-    return found != profile->while_host_function_runs.end() &&
-           found->second == OutsideBehaviour::Blocks;
+  behaviour.blocks_while_host_function_runs = [blocking](std::string_view entry_point) {
+    return blocking->contains(entry_point);
   };
-  behaviour.refused_in_host_function = [profile](std::string_view entry_point) {
-    const auto found = profile->inside_host_function.find(std::string(entry_point));
-    return found != profile->inside_host_function.end() &&
-           found->second == InsideBehaviour::NotPermitted;
-  };
+  behaviour.refused_in_host_function = [refused](std::string_view entry_point) { return refused->contains(entry_point); };
   return behaviour;
+}
+
+DriverBehaviour behaviour_from_profile(std::shared_ptr<const DriverProfile> profile) {
+  return behaviour_from_profile(std::move(profile), module_loading_from_environment(std::getenv("CUDA_MODULE_LOADING")));
 }
 
 std::string profile_path_for_sources() {

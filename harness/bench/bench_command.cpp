@@ -4,12 +4,19 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdlib>
-#include <cstring>
+#include <exception>
 #include <iostream>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
 
 #include "harness/bench/bench_options.h"
+#include "harness/driver/install_layout.h"
+#include "harness/runner/run_driver.h"
 #include "harness/text/errno_text.h"
 
 extern char** environ;
@@ -21,29 +28,62 @@ std::string python_for(const BenchOptions& options) {
   return options.python_env ? *options.python_env + "/bin/python" : std::string(GILSAN_BENCH_PYTHON);
 }
 
+// This process's executable: the child's `gilsan run`s run the same build. Empty if unknown.
+std::string own_executable() {
+  std::string path(4096, '\0');
+  const ssize_t length = ::readlink("/proc/self/exe", path.data(), path.size());
+  if (length <= 0 || static_cast<std::size_t>(length) >= path.size()) return {};
+  path.resize(static_cast<std::size_t>(length));
+  return path;
+}
+
+// Where the workloads, the module and the adapters are: an installed tree's copies (docs/installing.md)
+// when this gilsan is installed, else the build and source trees it was built from.
+std::string bench_script_folder() { return installed_or(installed_data_folder() + "/bench", GILSAN_BENCH_SCRIPT_DIR); }
+std::string bench_impl_folder() { return installed_or(installed_data_folder() + "/impl", GILSAN_BENCH_IMPL_DIR); }
+std::string bench_module_folder() {
+  return installed_or(installed_library_folder() + "/gilsan/python", GILSAN_BENCH_MODULE_DIR);
+}
+std::string bench_inject_library() {
+  const std::string build_tree = GILSAN_BENCH_INJECT_LIBRARY;
+  if (build_tree.empty()) return build_tree;  // not part of this build (no CUPTI)
+  return installed_or(installed_library_folder() + "/libgilsan_inject.so", build_tree);
+}
+
 // The child's environment: ours, with the module, the bench scripts and the adapters importable and
-// the driver chosen. An existing PYTHONPATH stays after ours; GILSAN_SIM_LIBRARY set by the caller wins.
-std::vector<std::string> child_environment(const BenchOptions& options) {
+// the driver chosen: `driver_folder`'s variables (GILSAN_DRIVER; on the simulated driver a folder where
+// it is libcuda.so.1 first on LD_LIBRARY_PATH, so that the peers' own loads of libcuda.so.1 reach the
+// same simulated driver as the module, as in `gilsan run`). An existing PYTHONPATH stays after ours.
+std::vector<std::string> child_environment(const DriverFolder& driver_folder) {
+  const std::vector<std::pair<std::string, std::string>> driver = driver_folder.child_environment();
   std::vector<std::string> environment;
   for (char** entry = environ; *entry != nullptr; ++entry) {
     const std::string_view text(*entry);
-    if (text.starts_with("PYTHONPATH=") || text.starts_with("GILSAN_DRIVER=")) continue;
+    const bool replaced = std::any_of(driver.begin(), driver.end(), [&](const auto& variable) {
+      return text.starts_with(variable.first + "=");
+    });
+    if (replaced || text.starts_with("PYTHONPATH=")) continue;
     environment.emplace_back(text);
   }
-  std::string python_path = std::string("PYTHONPATH=") + GILSAN_BENCH_MODULE_DIR + ":" + GILSAN_BENCH_SCRIPT_DIR + ":" +
-                            GILSAN_BENCH_IMPL_DIR;
+  std::string python_path = "PYTHONPATH=" + bench_module_folder() + ":" + bench_script_folder() + ":" + bench_impl_folder();
   if (const char* existing = std::getenv("PYTHONPATH"); existing != nullptr && *existing != '\0')
     python_path += std::string(":") + existing;
   environment.push_back(python_path);
-  environment.push_back("GILSAN_DRIVER=" + options.driver);
+  for (const auto& [name, value] : driver) environment.push_back(name + "=" + value);
   environment.push_back("PYTHONDONTWRITEBYTECODE=1");
-  if (options.driver == "sim" && std::getenv("GILSAN_SIM_LIBRARY") == nullptr)
-    environment.push_back(std::string("GILSAN_SIM_LIBRARY=") + GILSAN_BENCH_SIM_LIBRARY);
+  // The sanitizer and detection rows run `gilsan run` (this executable) and inject this build's
+  // libraries; a caller's own setting of one wins.
+  const std::pair<const char*, std::string> tools[] = {
+      {"GILSAN_BENCH_GILSAN", own_executable()},
+      {"GILSAN_BENCH_INJECT_LIBRARY", bench_inject_library()},
+      {"GILSAN_BENCH_CUPTI_FLOOR_LIBRARY", GILSAN_BENCH_CUPTI_FLOOR_LIBRARY}};
+  for (const auto& [name, value] : tools)
+    if (std::getenv(name) == nullptr && !value.empty()) environment.push_back(std::string(name) + "=" + value);
   return environment;
 }
 
 std::vector<std::string> child_arguments(const BenchOptions& options) {
-  std::vector<std::string> arguments{python_for(options), std::string(GILSAN_BENCH_SCRIPT_DIR) + "/bench_run.py"};
+  std::vector<std::string> arguments{python_for(options), bench_script_folder() + "/bench_run.py"};
   if (!options.implementations.empty()) {
     std::string joined;
     for (const std::string& name : options.implementations) joined += (joined.empty() ? "" : ",") + name;
@@ -78,7 +118,14 @@ int run_bench_command(const std::vector<std::string>& arguments) {
     return 0;
   }
   std::vector<std::string> argv_strings = child_arguments(options);
-  std::vector<std::string> env_strings = child_environment(options);
+  std::optional<DriverFolder> driver_folder;  // lives until the child is done
+  try {
+    driver_folder.emplace(RunDriver{options.driver, "gilsan bench --driver " + options.driver, {}}, false);
+  } catch (const std::exception& error) {
+    std::cerr << "gilsan bench: " << error.what() << "\n";
+    return 1;
+  }
+  std::vector<std::string> env_strings = child_environment(*driver_folder);
   std::vector<char*> argv = pointers_to(argv_strings);
   std::vector<char*> envp = pointers_to(env_strings);
   pid_t child = 0;

@@ -6,6 +6,8 @@
 #include <filesystem>
 #include <sstream>
 
+#include "harness/cli/option_table.h"
+
 namespace gilsan::bench {
 namespace {
 
@@ -40,46 +42,36 @@ const std::vector<std::string>& known_implementations() {
 
 BenchOptions parse_bench_options(const std::vector<std::string>& arguments) {
   BenchOptions options;
-  for (std::size_t i = 0; i < arguments.size(); ++i) {
-    const std::string& flag = arguments[i];
-    auto value = [&]() -> const std::string& {
-      if (i + 1 >= arguments.size()) throw BenchUsageError(flag + " needs a value");
-      return arguments[++i];
-    };
-    if (flag == "--help" || flag == "-h") {
-      options.help = true;
-    } else if (flag == "--quick") {
-      options.quick = true;
-    } else if (flag == "--driver") {
-      options.driver = value();
-      if (options.driver != "real" && options.driver != "sim")
-        throw BenchUsageError("--driver " + options.driver + ": expected real or sim");
-    } else if (flag == "--impl") {
-      for (const std::string& name : split_on_commas(value())) {
-        const auto& known = known_implementations();
-        if (std::find(known.begin(), known.end(), name) == known.end())
-          throw BenchUsageError("--impl " + name + ": unknown (known: reference, cupy, cuda-core, cuda-bindings, numba-cuda)");
-        options.implementations.push_back(name);
-      }
-      if (options.implementations.empty()) throw BenchUsageError("--impl needs at least one implementation");
-    } else if (flag == "--json") {
-      options.json_path = writable_output(flag, value());
-    } else if (flag == "--markdown") {
-      options.markdown_path = writable_output(flag, value());
-    } else if (flag == "--svg") {
-      options.svg_path = writable_output(flag, value());
-    } else if (flag == "--from-json") {
-      options.from_json = value();
-      if (::access(options.from_json->c_str(), R_OK) != 0)
-        throw BenchUsageError("--from-json " + *options.from_json + ": cannot be read");
-    } else if (flag == "--python-env") {
-      options.python_env = value();
-      if (::access((*options.python_env + "/bin/python").c_str(), X_OK) != 0)
-        throw BenchUsageError("--python-env " + *options.python_env + ": no bin/python there");
-    } else {
-      throw BenchUsageError("unknown argument '" + flag + "'");
+  cli::OptionTable table;
+  table.flag("-h,--help", [&options] { options.help = true; });
+  table.flag("--quick", [&options] { options.quick = true; });
+  table.value("--driver", [&options](const std::string& value) {
+    if (value != "real" && value != "sim") throw BenchUsageError("--driver " + value + ": expected real or sim");
+    options.driver = value;
+  });
+  // Given twice, --impl adds to the list rather than replacing it.
+  table.repeatable("--impl", [&options](const std::string& value) {
+    const std::vector<std::string> names = split_on_commas(value);
+    if (names.empty()) throw BenchUsageError("--impl needs at least one implementation");
+    for (const std::string& name : names) {
+      const auto& known = known_implementations();
+      if (std::find(known.begin(), known.end(), name) == known.end())
+        throw BenchUsageError("--impl " + name + ": unknown (known: reference, cupy, cuda-core, cuda-bindings, numba-cuda)");
+      options.implementations.push_back(name);
     }
-  }
+  });
+  table.value("--json", [&options](const std::string& value) { options.json_path = writable_output("--json", value); });
+  table.value("--markdown", [&options](const std::string& value) { options.markdown_path = writable_output("--markdown", value); });
+  table.value("--svg", [&options](const std::string& value) { options.svg_path = writable_output("--svg", value); });
+  table.value("--from-json", [&options](const std::string& value) {
+    if (::access(value.c_str(), R_OK) != 0) throw BenchUsageError("--from-json " + value + ": cannot be read");
+    options.from_json = value;
+  });
+  table.value("--python-env", [&options](const std::string& value) {
+    if (::access((value + "/bin/python").c_str(), X_OK) != 0) throw BenchUsageError("--python-env " + value + ": no bin/python there");
+    options.python_env = value;
+  });
+  if (const std::optional<std::string> problem = table.parse(arguments)) throw BenchUsageError(*problem);
   return options;
 }
 

@@ -71,10 +71,11 @@ def markdown(document, picture):
             lines.append(f"| {row['label']} | {_us(row['median_us'])} | [{_us(row['min_us'])}, {_us(row['max_us'])}] |")
         else:
             lines.append(f"| {row['label']} | {row['status']} | |")
+    lines += _latency_lines(document.get("latencies") or [])
     lines += ["", "| Comparison (same run) | value | target | met |", "|---|---:|---:|---|"]
     for item in document["ratios"]:
         met = "-" if "met" not in item else ("yes" if item["met"] else "no")
-        lines.append(f"| {item['name']} | {_us(item['value'])} | {item['target']} | {met} |")
+        lines.append(f"| {item['name']} | {_us(item['value'])} | {_us(item['target'])} | {met} |")
     for name, key, title in CURVES:
         points = document["curves"].get(name) or []
         if not points:
@@ -88,6 +89,24 @@ def markdown(document, picture):
     if picture:
         lines += ["", f"![per-callback cost by row and by queue depth]({picture})"]
     return "\n".join(lines) + "\n"
+
+
+def _latency_lines(latencies):
+    """p50 and p99, each the median over the rounds of that round's percentile, with its spread."""
+    if not latencies:
+        return []
+    lines = ["", "Latencies: each round's p50 and p99 over its samples; median of the rounds [min, max]:", "",
+             "| Latency | unit | p50 | p99 |", "|---|---|---|---|"]
+    for entry in latencies:
+        scale = 1000.0 if entry["unit"] == "ms" else 1.0
+        if "status" in entry:
+            lines.append(f"| {entry['label']} | {entry['unit']} | {entry['status']} | |")
+            continue
+        cells = [f"{_us(entry[q]['median_us'] / scale)} [{_us(entry[q]['min_us'] / scale)}, "
+                 f"{_us(entry[q]['max_us'] / scale)}]" for q in ("p50", "p99")]
+        quiet = f" (quiet period {entry['quiet_ms']:.0f} ms)" if "quiet_ms" in entry else ""
+        lines.append(f"| {entry['label']}{quiet} | {entry['unit']} | {cells[0]} | {cells[1]} |")
+    return lines
 
 
 def _bars(rows, top, width):

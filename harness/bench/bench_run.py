@@ -3,7 +3,9 @@ document (docs/performance.md describes it), then the Markdown and SVG made from
 
 Each round measures each implementation's rows in a process of its own (`--group`): a callback thread
 that once ran gilsan's trampoline keeps a Python thread state, and any other implementation's callback
-on that thread would borrow it, so rows sharing a process would not measure the peers' own cost.
+on that thread would borrow it, so rows sharing a process would not measure the peers' own cost. The
+sanitizer's groups (`gilsan run` with it on and off, the injected children) and the detection runs
+take their turn in the same rounds (bench_rows.py lists every row).
 
 Run by the `gilsan bench` command (harness/bench/bench_command.cpp), which chooses the interpreter,
 the driver and the output paths; its arguments are validated there."""
@@ -20,7 +22,11 @@ import gilsan
 import gilsan_impl
 from gilsan_impl.base import Unavailable
 
+import bench_detection
 import bench_outputs
+import bench_rows
+import bench_sanitizer
+import bench_targets
 import bench_workloads as w
 
 PEERS = ("cupy", "cuda-core", "cuda-bindings", "numba-cuda")
@@ -35,6 +41,7 @@ def parse_arguments():
     parser.add_argument("--svg")
     parser.add_argument("--from-json", help="render the Markdown and SVG of an earlier run; measures nothing")
     parser.add_argument("--group", help="internal: measure this group's rows once, print them as JSON")
+    parser.add_argument("--only", help="internal: with --group, only these of its rows (names after GROUP/)")
     return parser.parse_args()
 
 
@@ -52,80 +59,61 @@ def load_implementations(names):
     return loaded
 
 
-def define_rows(implementations, raw, count):
-    """(id, label, measure or why-not) for every row; measure() returns microseconds per callback."""
-    rows = []
-    reference = implementations.get("reference")
-    for name, adapter in implementations.items():
-        label = "gilsan.host_launch" if name == "reference" else f"{name} launch"
-        if isinstance(adapter, str):
-            rows.append((f"{name}/*", f"{name}: every row", adapter))
-            continue
-        for workload, text, needs in (("python-loop", "Python callable, launched in a Python loop", "stream-launch"),
-                                      ("python-held", "Python callable, drained behind held work", "stream-launch"),
-                                      ("native-loop", "native function, launched in a Python loop", "native-function"),
-                                      ("native-held", "native function, drained behind held work", "native-function")):
-            row_id = f"{name}/{workload}"
-            if needs not in adapter.capabilities:
-                rows.append((row_id, f"{label}, {text}", f"{name} lacks {needs}"))
-            else:
-                measure = getattr(w, workload.replace("-", "_"))
-                rows.append((row_id, f"{label}, {text}", _on_stream(adapter, measure, count)))
-    if not isinstance(reference, str) and reference is not None:
-        rows.append(("raw/native-loop", "raw cuLaunchHostFunc of a native function (ctypes enqueue)",
-                     _on_stream(reference, lambda i, s, n: w.raw_native_loop(raw, i, s, n), count, quiet=True)))
-        rows.append(("raw/python-loop", "ctypes CFUNCTYPE(Python) through cuLaunchHostFunc, Python loop",
-                     _on_stream(reference, lambda i, s, n: w.raw_python_loop(raw, i, s, n), count, quiet=True)))
-        rows.append(("raw/python-held", "ctypes CFUNCTYPE(Python) through cuLaunchHostFunc, behind held work",
-                     _on_stream(reference, lambda i, s, n: w.raw_python_held(raw, i, s, n), count, quiet=True)))
-        for nodes in (100, 2000):
-            rows.append((f"reference/graph-{nodes}", f"gilsan graph of {nodes} Python host nodes, per node",
-                         _on_stream(reference, lambda i, s, n, k=nodes: w.gilsan_graph(s, k), count)))
-    return rows
+def failure(error):
+    """A row's status for an exception: one line, as a Markdown table cell needs."""
+    return f"failed: {type(error).__name__}: {' '.join(str(error).split())}"
 
 
-def _on_stream(adapter, measure, count, quiet=False):
-    """`quiet`: a stream on which no host function ran yet (the raw rows: not even gilsan's)."""
-    streams = {}
-
-    def run():
-        if "stream" not in streams:
-            if quiet:
-                stream = adapter.new_stream()
-                adapter.busy(stream, 1)
-                adapter.synchronize(stream)
-                streams["stream"] = stream
-            else:
-                streams["stream"] = adapter.warm_stream()
-        return measure(adapter, streams["stream"], count)
-
-    return run
+def sizes(quick):
+    """How much each figure measures: --quick is CI's smoke test (seconds), the default the issue's."""
+    return {"count": 500 if quick else 20000, "rounds": 3 if quick else 5,
+            "start_samples": 20 if quick else 200, "detection_runs": 2 if quick else 8}
 
 
-def measure_group_once(group, implementations, raw, count):
-    """The child of one group: each of its rows measured once, as {row id: us or failure}."""
+def child_specs(implementations, raw, size):
+    """(id, how) of every row and latency a group's own child measures."""
+    rows = [(row_id, how) for row_id, _, how in bench_rows.implementation_rows(implementations, raw, size["count"])]
+    return rows + [(row_id, how) for row_id, _, how, _ in
+                   bench_rows.latency_rows(implementations, raw, size["start_samples"])]
+
+
+def measure_group_once(group, only, implementations, raw, size):
+    """The child of one group: each of its rows measured once, as {row id: us or failure}; a latency
+    gives ID-p50 and ID-p99."""
     results = {}
-    for row_id, _, measure in define_rows(implementations, raw, count):
-        if row_id.split("/")[0] != group or not callable(measure):
+    for row_id, measure in child_specs(implementations, raw, size):
+        if row_id.split("/")[0] != group or not callable(measure) or (only and row_id.split("/", 1)[1] not in only):
             continue
         try:
-            results[row_id] = measure()
+            value = measure()
         except Exception as error:  # a peer's failure is its row's status, not the run's end
-            results[row_id] = f"failed: {type(error).__name__}: {error}"
+            value = failure(error)
+        if isinstance(value, dict):
+            results.update({f"{row_id}-{quantile}": figure for quantile, figure in value.items()})
+        else:
+            results[row_id] = value
     return results
 
 
-def group_measure(group, arguments):
-    """A measure for measure_rounds: runs the group's child process, returns {row id: us or failure}."""
+def group_measure(group, arguments, only=None, environment=None, renamed=None):
+    """A measure for measure_rounds: runs the group's child process, returns {row id: us or failure}.
+    `only`: some of its rows; `environment`: the child's (an injection); `renamed`: the group its rows
+    are reported under."""
     def run():
         command = [sys.executable, os.path.abspath(__file__), "--group", group, "--impl", arguments.impl]
         if arguments.quick:
             command.append("--quick")
-        child = subprocess.run(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, timeout=600)
+        if only:
+            command += ["--only", ",".join(only)]
+        child = subprocess.run(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, timeout=600,
+                               env=environment)
         if child.returncode != 0:
             last = (child.stderr.strip().splitlines() or ["no output"])[-1]
             raise RuntimeError(f"its process exited {child.returncode}: {last}")
-        return json.loads(child.stdout.strip().splitlines()[-1])
+        results = json.loads(child.stdout.strip().splitlines()[-1])
+        if renamed:
+            results = {renamed + "/" + key.split("/", 1)[1]: value for key, value in results.items()}
+        return results
 
     return run
 
@@ -146,18 +134,9 @@ def measure_rounds(measures, rounds, what):
             try:
                 samples[key].append(measure())
             except Exception as error:  # a peer's failure is its row's status, not the run's end
-                samples[key] = f"failed: {type(error).__name__}: {error}"
+                samples[key] = failure(error)
                 print(f"gilsan bench: {key}: {samples[key]}", file=sys.stderr, flush=True)
     return samples
-
-
-def ratio(rows, name, numerator, denominator, target):
-    top, bottom = rows.get(numerator), rows.get(denominator)
-    if top is None or bottom is None or "median_us" not in top or "median_us" not in bottom:
-        return {"name": name, "numerator": numerator, "denominator": denominator, "target": target, "value": None}
-    value = top["median_us"] / bottom["median_us"]
-    return {"name": name, "numerator": numerator, "denominator": denominator, "target": target, "value": value,
-            "met": value <= target}
 
 
 def measure_curves(reference, count, rounds, quick):
@@ -199,61 +178,100 @@ def header():
             "date_utc": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())}
 
 
+def group_measures(arguments, implementations, raw, size, specs, libraries):
+    """{group: measure} of every group, in the order each round runs them. `specs`: (id, how) of every
+    row and latency; `libraries`: {injected group: library} of those that can run here."""
+    measured_outside = {row_id.split("/")[0] for row_id, how in specs if how is None}
+    driver = gilsan.driver().kind
+    measures = {group: group_measure(group, arguments)
+                for group in sorted({row_id.split("/")[0] for row_id, how in child_specs(implementations, raw, size)
+                                     if callable(how)})}
+    for sanitize in ("off", "on"):
+        if f"sanitizer-{sanitize}" in measured_outside:
+            measures[f"sanitizer-{sanitize}"] = bench_sanitizer.in_process_measure(sanitize, driver, size["count"])
+    if libraries:
+        only = bench_sanitizer.INJECTED_WORKLOADS
+        measures["not-injected"] = group_measure("reference", arguments, only, renamed="not-injected")
+        for group, library in libraries.items():
+            measures[group] = group_measure("reference", arguments, only, bench_sanitizer.injected_environment(library),
+                                            renamed=group)
+    if "detection" in measured_outside:
+        measures["detection"] = bench_detection.measure(driver, size["detection_runs"])
+    return measures
+
+
+def outcome_of(key, how, by_group):
+    """A figure's samples over the rounds, or why there are none."""
+    if isinstance(how, str):
+        return how
+    samples = by_group.get(key.split("/")[0])
+    if samples is None:
+        return "not measured"
+    if isinstance(samples, str):
+        return samples
+    values = [sample[key] for sample in samples if key in sample]
+    failures = [value for value in values if isinstance(value, str)]
+    return failures[0] if failures else (values or "failed: no sample")
+
+
+def assemble(rows_defined, latencies_defined, by_group, count):
+    """The document's rows and latencies from the rounds' samples."""
+    rows = []
+    for row_id, label, how in rows_defined:
+        outcome = outcome_of(row_id, how, by_group)
+        rows.append({"id": row_id, "label": label, "count": count,
+                     **({"status": outcome} if isinstance(outcome, str) else median_and_spread(outcome))})
+    latencies = []
+    for latency_id, label, how, unit in latencies_defined:
+        entry = {"id": latency_id, "label": label, "unit": unit}
+        for quantile in ("p50", "p99"):
+            outcome = outcome_of(f"{latency_id}-{quantile}", how, by_group)
+            if isinstance(outcome, str):
+                entry = {"id": latency_id, "label": label, "unit": unit, "status": outcome}
+                break
+            entry[quantile] = median_and_spread(outcome)
+        quiet = outcome_of(f"{latency_id.split('/')[0]}/quiet-period", how, by_group)
+        if "status" not in entry and not isinstance(quiet, str):
+            entry["quiet_ms"] = statistics.median(quiet) / 1000.0
+        latencies.append(entry)
+    return rows, latencies
+
+
 def main():
     arguments = parse_arguments()
     if arguments.from_json:
         with open(arguments.from_json, encoding="utf-8") as earlier:
             bench_outputs.write_all(json.load(earlier), None, arguments.markdown, arguments.svg)
         return
-    count = 500 if arguments.quick else 20000
-    rounds = 3 if arguments.quick else 5
+    size = sizes(arguments.quick)
     implementations = load_implementations([name for name in arguments.impl.split(",") if name])
     raw = w.RawDriver()
     if arguments.group:
-        print(json.dumps(measure_group_once(arguments.group, implementations, raw, count)), flush=True)
+        only = set(arguments.only.split(",")) if arguments.only else None
+        print(json.dumps(measure_group_once(arguments.group, only, implementations, raw, size)), flush=True)
         return
-    defined = define_rows(implementations, raw, count)
-    groups = sorted({row_id.split("/")[0] for row_id, _, m in defined if callable(m)})
-    by_group = measure_rounds({group: group_measure(group, arguments) for group in groups}, rounds,
-                              f"{count} callbacks, one process per implementation")
-    rows = []
-    for row_id, label, m in defined:
-        row = {"id": row_id, "label": label, "count": count}
-        outcome = m
-        if callable(m):
-            group_samples = by_group[row_id.split("/")[0]]
-            if isinstance(group_samples, str):
-                outcome = group_samples
-            else:
-                values = [sample[row_id] for sample in group_samples if row_id in sample]
-                failures = [value for value in values if isinstance(value, str)]
-                outcome = failures[0] if failures else (values or "failed: no sample")
-        row.update({"status": outcome} if isinstance(outcome, str) else median_and_spread(outcome))
-        rows.append(row)
-    by_id = {row["id"]: row for row in rows}
+    rows_defined = bench_rows.implementation_rows(implementations, raw, size["count"])
+    sanitizer_rows, libraries = bench_rows.sanitizer_rows(gilsan.driver().kind, implementations)
+    rows_defined += sanitizer_rows
+    latencies_defined = bench_rows.latency_rows(implementations, raw, size["start_samples"])
+    specs = [(row[0], row[2]) for row in rows_defined + latencies_defined]
+    by_group = measure_rounds(group_measures(arguments, implementations, raw, size, specs, libraries), size["rounds"],
+                              f"{size['count']} callbacks, one process per implementation")
+    rows, latencies = assemble(rows_defined, latencies_defined, by_group, size["count"])
     curves = {"queue_depth_python_held": [], "launching_threads": [], "streams_one_context": []}
     reference = implementations.get("reference")
     if not isinstance(reference, str) and reference is not None:
-        curves = measure_curves(reference, count, rounds, arguments.quick)
+        curves = measure_curves(reference, size["count"], size["rounds"], arguments.quick)
+    figures = {row["id"]: row for row in rows}
+    figures.update({f"{entry['id']}-{quantile}": entry[quantile] for entry in latencies for quantile in ("p50", "p99")
+                    if quantile in entry})
+    quiet_ms = next((entry["quiet_ms"] for entry in latencies if "quiet_ms" in entry), None)
     document = {
         "schema": "gilsan-bench/1", "header": header(),
-        "settings": {"count": count, "rounds": rounds, "quick": arguments.quick, "impl": arguments.impl},
-        "rows": rows, "curves": curves,
-        "ratios": [
-            _absolute(by_id, "reference/python-held", 2.5),
-            ratio(by_id, "Python vs native, held drain", "reference/python-held", "reference/native-held", 2.0),
-            ratio(by_id, "Python loop vs CuPy", "reference/python-loop", "cupy/python-loop", 0.4),
-            ratio(by_id, "native vs raw driver", "reference/native-loop", "raw/native-loop", 1.05),
-        ],
+        "settings": {**size, "quick": arguments.quick, "impl": arguments.impl},
+        "rows": rows, "latencies": latencies, "curves": curves, "ratios": bench_targets.all_targets(figures, quiet_ms),
     }
     bench_outputs.write_all(document, arguments.json, arguments.markdown, arguments.svg)
-
-
-def _absolute(rows, row_id, target_us):
-    row = rows.get(row_id, {})
-    value = row.get("median_us")
-    return {"name": f"{row_id} in us (target at most {target_us})", "numerator": row_id, "denominator": None,
-            "target": target_us, "value": value, **({"met": value <= target_us} if value is not None else {})}
 
 
 if __name__ == "__main__":

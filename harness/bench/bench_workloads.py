@@ -153,3 +153,22 @@ def from_threads(impl, streams, count):
     for worker in workers:
         worker.join()
     return (time.perf_counter() - start) * 1e6 / (share * len(streams))
+
+
+def cuda_core_graph(impl, stream, nodes):
+    """cuda.core's graph of `nodes` Python callbacks, captured in order with a GraphBuilder (as
+    gilsan_graph captures gilsan's): launched once, drained per node."""
+    builder = stream.native.create_graph_builder()
+    builder.begin_building()
+    for _ in range(nodes):
+        builder.callback(_nothing)
+    graph = builder.end_building().complete()
+    try:
+        graph.launch(stream.native)  # the first launch uploads; not timed
+        stream.native.sync()
+        start = time.perf_counter()
+        graph.launch(stream.native)
+        stream.native.sync()
+        return (time.perf_counter() - start) * 1e6 / nodes
+    finally:
+        graph.close()

@@ -8,6 +8,7 @@
 #include "harness/probe/inside_matrix.h"
 #include "harness/probe/outside_matrix.h"
 #include "harness/probe/runtime_comparison.h"
+#include "harness/probe/runtime_first_launch.h"
 #include "harness/probe/topology_probe.h"
 #include "harness/probe/work_matrix.h"
 
@@ -63,23 +64,41 @@ const CallRecipe& recipe_named(const std::string& id) {
 void run_case(const CaseSpec& spec, const CaseReporter& reporter) {
   if (spec.kind == CaseKind::Runtime)
     return run_runtime_case(spec.subject, spec.runtime_library, spec.timeouts, reporter);
-  // The call matrices and the topology run under lazy loading, the driver's default, whatever the
-  // probe's own environment says; the enqueued-work matrix runs each cell under both modes.
+  // Every case chooses its loading mode, whatever the probe's own environment says: the topology runs
+  // under lazy loading, the driver's default; the call matrices and the enqueued-work matrix under
+  // the mode their subject names.
+  const bool call_case = spec.kind == CaseKind::Outside || spec.kind == CaseKind::Inside;
+  const CallCaseSubject call = call_case ? parse_call_case_subject(spec.subject) : CallCaseSubject{};
   const WorkCaseSubject work = spec.kind == CaseKind::Work ? parse_work_case_subject(spec.subject) : WorkCaseSubject{};
-  select_module_loading(work.mode);
+  select_module_loading(call_case ? call.mode : work.mode);
   DriverChoice choice = open_driver(spec.driver == DriverKind::Real ? DriverRequest::Real : DriverRequest::Sim);
   ProbeFixture fixture(*choice.table);
   switch (spec.kind) {
-    case CaseKind::Outside: return run_outside_case(fixture, recipe_named(spec.subject), spec.timeouts, reporter);
-    case CaseKind::Inside: return run_inside_case(fixture, recipe_named(spec.subject), spec.timeouts, reporter);
+    case CaseKind::Outside: return run_outside_case(fixture, recipe_named(call.recipe_id), spec.timeouts, reporter);
+    case CaseKind::Inside: return run_inside_case(fixture, recipe_named(call.recipe_id), spec.timeouts, reporter);
     case CaseKind::Topology:
       return run_topology_case(spec.subject, fixture, spec.timeouts, spec.enqueue_limit, reporter);
-    case CaseKind::Work: return run_work_case(fixture, *work.cell->recipe, spec.timeouts, reporter);
+    case CaseKind::Work:
+      use_runtime_library(spec.runtime_library);
+      return run_work_case(fixture, *work.cell->recipe, spec.timeouts, reporter);
     case CaseKind::Runtime: break;
   }
 }
 
 }  // namespace
+
+std::string call_case_subject(ModuleLoading mode, const std::string& recipe_id) {
+  return mode == ModuleLoading::Lazy ? recipe_id : std::string(to_string(mode)) + "/" + recipe_id;
+}
+
+CallCaseSubject parse_call_case_subject(const std::string& subject) {
+  // Recipe ids never contain '/' ("name" or "name#variant").
+  const auto slash = subject.find('/');
+  if (slash == std::string::npos) return {ModuleLoading::Lazy, subject};
+  const std::optional<ModuleLoading> mode = module_loading_named(subject.substr(0, slash));
+  if (!mode) throw std::invalid_argument("unknown loading mode in probe case '" + subject + "'");
+  return {*mode, subject.substr(slash + 1)};
+}
 
 std::vector<std::string> case_arguments(const CaseSpec& spec) {
   return {kCaseArgument,

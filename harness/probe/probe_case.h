@@ -10,6 +10,7 @@
 
 #include "harness/driver/driver_selection.h"
 #include "harness/probe/probe_timeouts.h"
+#include "harness/profile/enqueued_work.h"
 
 namespace gilsan::probe {
 
@@ -17,7 +18,7 @@ enum class CaseKind { Outside, Inside, Topology, Runtime, Work };
 
 struct CaseSpec {
   CaseKind kind = CaseKind::Outside;
-  std::string subject;  // recipe id, topology case, runtime intent, or "MODE/CELL" (work_matrix.h)
+  std::string subject;  // call_case_subject, topology case, runtime intent, or "MODE/CELL" (work_matrix.h)
   DriverKind driver = DriverKind::Sim;
   ProbeTimeouts timeouts;
   int enqueue_limit = 0;
@@ -25,6 +26,15 @@ struct CaseSpec {
 };
 
 inline constexpr const char* kCaseArgument = "--probe-case";
+
+// The subject of an inside or outside case: the recipe id under lazy loading (the driver's default),
+// "eager/ID" under CUDA_MODULE_LOADING=EAGER.
+std::string call_case_subject(ModuleLoading mode, const std::string& recipe_id);
+struct CallCaseSubject {
+  ModuleLoading mode = ModuleLoading::Lazy;
+  std::string recipe_id;
+};
+CallCaseSubject parse_call_case_subject(const std::string& subject);
 
 std::vector<std::string> case_arguments(const CaseSpec& spec);
 bool is_case_invocation(const std::vector<std::string>& arguments);

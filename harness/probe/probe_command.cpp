@@ -156,7 +156,8 @@ int run_probe_command(const std::vector<std::string>& arguments) {
   try {
     options = parse_probe_options(arguments);
   } catch (const UsageError& error) {
-    std::cerr << "gilsan probe: " << error.what() << "\n" << kProbeUsage;
+    // One line, as every gilsan command says a usage error; the usage is one --help away.
+    std::cerr << "gilsan probe: " << error.what() << " (see gilsan probe --help)\n";
     return kExitBadInput;
   }
   if (options.help) {

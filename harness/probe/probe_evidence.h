@@ -36,8 +36,12 @@ struct ProbeEvidence {
   std::string carried_over_from;   // the --profile whose cells fill what could not be measured
   ProbeTimeouts timeouts;
   int jobs = 1;
-  std::vector<RecipeEvidence> recipes;  // in call_recipes() order
+  std::vector<RecipeEvidence> recipes;  // in call_recipes() order, under lazy loading
+  // The same cases under CUDA_MODULE_LOADING=EAGER, in the same order; the profile records where they
+  // differ (eager_call_overrides).
+  std::vector<RecipeEvidence> eager_recipes;
   std::vector<WorkEvidence> work;       // each loading mode, then work_cell_recipes() order
+  std::string work_skipped_because;     // why the runtime's cells have no case (no runtime comparison)
   TopologyEvidence topology;
   RuntimeComparison runtime;
   std::chrono::milliseconds elapsed{0};

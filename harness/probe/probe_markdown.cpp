@@ -120,6 +120,39 @@ void entry_point_section(const ProbeEvidence& e, std::ostringstream& out) {
   out << "\n";
 }
 
+// The call matrices under EAGER: the recipes whose answer differs from lazy loading, and what the
+// profile records of it (eager_call_overrides).
+void eager_section(const ProbeEvidence& e, const DriverProfile& p, std::ostringstream& out) {
+  if (e.eager_recipes.size() != e.recipes.size()) return;
+  out << "## Entry points under CUDA_MODULE_LOADING=EAGER\n\n"
+         "Both matrices again, each case in a process of its own under EAGER. Recipes whose inside or "
+         "outside behaviour differs from the lazy run above:\n\n"
+         "| entry point | inside behaviour (lazy -> eager) | outside behaviour (lazy -> eager) | recipe |\n"
+         "| --- | --- | --- | --- |\n";
+  bool any = false;
+  for (std::size_t i = 0; i < e.recipes.size(); ++i) {
+    const RecipeEvidence& lazy = e.recipes[i];
+    const RecipeEvidence& eager = e.eager_recipes[i];
+    // By verdict: the rows' text carries timings, which differ from run to run.
+    if (inside_verdict(lazy.inside) == inside_verdict(eager.inside) &&
+        outside_verdict(lazy.outside) == outside_verdict(eager.outside))
+      continue;
+    any = true;
+    out << "| " << cell(lazy.recipe->id) << " | " << cell(inside_behaviour(lazy.inside) + " -> " + inside_behaviour(eager.inside))
+        << " | " << cell(outside_behaviour(lazy.outside) + " -> " + outside_behaviour(eager.outside)) << " | "
+        << cell(lazy.recipe->description) << " |\n";
+  }
+  if (!any) out << "| (none) | | | |\n";
+  const CallTableOverrides overrides = p.eager_overrides();
+  out << "\nThe profile's `eager_call_overrides`: ";
+  std::string listed;
+  for (const auto& [entry, behaviour] : overrides.inside_host_function)
+    listed += (listed.empty() ? "" : ", ") + std::string("inside_host_function.") + entry + " = " + to_string(behaviour);
+  for (const auto& [entry, behaviour] : overrides.while_host_function_runs)
+    listed += (listed.empty() ? "" : ", ") + std::string("while_host_function_runs.") + entry + " = " + to_string(behaviour);
+  out << (listed.empty() ? "none (the call tables are the same under both modes)" : listed) << ".\n\n";
+}
+
 void work_section(const ProbeEvidence& e, std::ostringstream& out) {
   out << "## Enqueued work (call returns? work completes?) by loading mode\n\n"
          "Each row in a process of its own, CUDA_MODULE_LOADING as named; work completes when S2 drains while "
@@ -198,6 +231,7 @@ std::string render_markdown(const ProbeEvidence& e, const AssembledProfile& asse
       << std::fixed << std::setprecision(1) << static_cast<double>(e.elapsed.count()) / 1000.0 << " s.\n\n";
   topology_section(e, p, out);
   entry_point_section(e, out);
+  eager_section(e, p, out);
   work_section(e, out);
   trivial_section(e, out);
   runtime_section(e, out);

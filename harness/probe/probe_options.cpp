@@ -2,6 +2,8 @@
 
 #include <charconv>
 
+#include "harness/cli/option_table.h"
+
 namespace gilsan::probe {
 
 const char* const kProbeUsage =
@@ -23,59 +25,49 @@ int positive_integer(const std::string& option, const std::string& text, int mos
   return value;
 }
 
+std::string held_by_kind(const std::string& kind) {
+  if (kind != "launch-host-func" && kind != "stream-add-callback" && kind != "graph-host-node")
+    throw UsageError("--held-by expects launch-host-func, stream-add-callback or graph-host-node, not '" + kind + "'");
+  return kind;
+}
+
 }  // namespace
 
 ProbeOptions parse_probe_options(const std::vector<std::string>& arguments) {
   ProbeOptions options;
-  bool probe_option_seen = false;
-  for (std::size_t i = 0; i < arguments.size(); ++i) {
-    const std::string& argument = arguments[i];
-    auto value = [&](const char* what) -> const std::string& {
-      if (i + 1 >= arguments.size()) throw UsageError(argument + " needs " + what);
-      return arguments[++i];
+  bool probe_option_seen = false;  // an option of a probe, which --diff does not take
+  // Stores a probe's option and notes that one was given.
+  auto probe_option = [&probe_option_seen](auto store) {
+    return [&probe_option_seen, store](const std::string& value) {
+      store(value);
+      probe_option_seen = true;
     };
-    if (argument == "-h" || argument == "--help") {
-      options.help = true;
-    } else if (argument == "--diff") {
-      const std::string& a = value("two profile files");
-      const std::string& b = value("two profile files");
-      options.diff.emplace(a, b);
-    } else if (argument == "--driver") {
-      try {
-        options.driver = parse_driver_request(value("auto, real or sim"));
-      } catch (const std::invalid_argument& error) {
-        throw UsageError(std::string("--driver: ") + error.what());
-      }
-      probe_option_seen = true;
-    } else if (argument == "--profile") {
-      options.profile = value("a profile file");
-      probe_option_seen = true;
-    } else if (argument == "-o" || argument == "--output") {
-      options.output = value("a file name");
-      probe_option_seen = true;
-    } else if (argument == "--markdown") {
-      options.markdown = value("a file name");
-      probe_option_seen = true;
-    } else if (argument == "--jobs") {
-      options.jobs = positive_integer(argument, value("a number"), 256);
-      probe_option_seen = true;
-    } else if (argument == "--enqueue-limit") {
-      options.enqueue_limit = positive_integer(argument, value("a number"), 1 << 20);
-      probe_option_seen = true;
-    } else if (argument == "--held-by") {
-      options.held_by = value("launch-host-func, stream-add-callback or graph-host-node");
-      if (options.held_by != "launch-host-func" && options.held_by != "stream-add-callback" &&
-          options.held_by != "graph-host-node")
-        throw UsageError("--held-by expects launch-host-func, stream-add-callback or graph-host-node, not '" +
-                         options.held_by + "'");
-      probe_option_seen = true;
-    } else if (argument == "--cudart") {
-      options.cudart = value("a libcudart path");
-      probe_option_seen = true;
-    } else {
-      throw UsageError("unknown argument '" + argument + "'");
-    }
-  }
+  };
+  cli::OptionTable table;
+  table.flag("-h,--help", [&options] { options.help = true; });
+  table.pair("--diff", [&options](const std::string& a, const std::string& b) { options.diff.emplace(a, b); },
+             "two profile files");
+  table.value("--driver", probe_option([&options](const std::string& value) {
+                try {
+                  options.driver = parse_driver_request(value);
+                } catch (const std::invalid_argument& error) {
+                  throw UsageError(std::string("--driver: ") + error.what());
+                }
+              }),
+              "auto, real or sim");
+  table.value("--profile", probe_option([&options](const std::string& value) { options.profile = value; }), "a profile file");
+  table.value("-o,--output", probe_option([&options](const std::string& value) { options.output = value; }), "a file name");
+  table.value("--markdown", probe_option([&options](const std::string& value) { options.markdown = value; }), "a file name");
+  table.value("--jobs", probe_option([&options](const std::string& value) { options.jobs = positive_integer("--jobs", value, 256); }),
+              "a number");
+  table.value("--enqueue-limit", probe_option([&options](const std::string& value) {
+                options.enqueue_limit = positive_integer("--enqueue-limit", value, 1 << 20);
+              }),
+              "a number");
+  table.value("--held-by", probe_option([&options](const std::string& value) { options.held_by = held_by_kind(value); }),
+              "launch-host-func, stream-add-callback or graph-host-node");
+  table.value("--cudart", probe_option([&options](const std::string& value) { options.cudart = value; }), "a libcudart path");
+  if (const std::optional<std::string> problem = table.parse(arguments)) throw UsageError(*problem);
   if (options.diff && probe_option_seen) throw UsageError("--diff takes no other option");
   return options;
 }

@@ -87,16 +87,24 @@ ProbeEvidence run_probe(const ProbeRunSettings& s, const std::function<void(cons
   std::vector<CaseRequest> requests;
   for (const char* which : {kTopologyThreads, kTopologyEnqueueDepth, kTopologyCallbackContext})
     requests.push_back(request(s, CaseKind::Topology, which, std::string("topology ") + which));
+  // Each recipe's two cases under lazy loading, then under EAGER.
   const std::size_t first_recipe = requests.size();
-  for (const CallRecipe& recipe : recipes) {
-    requests.push_back(request(s, CaseKind::Inside, recipe.id, "inside " + recipe.id));
-    requests.push_back(request(s, CaseKind::Outside, recipe.id, "outside " + recipe.id));
-  }
+  for (ModuleLoading mode : module_loading_modes())
+    for (const CallRecipe& recipe : recipes) {
+      const std::string subject = call_case_subject(mode, recipe.id);
+      requests.push_back(request(s, CaseKind::Inside, subject, "inside " + subject));
+      requests.push_back(request(s, CaseKind::Outside, subject, "outside " + subject));
+    }
   const std::size_t first_work = requests.size();
+  // A runtime cell only where the runtime comparison runs: on the simulated driver no libcudart
+  // reaches the driver, and the cell is left unmeasured rather than failed.
+  std::vector<std::pair<ModuleLoading, const WorkCellRecipe*>> work_cells;
   for (ModuleLoading mode : module_loading_modes())
     for (const WorkCellRecipe& cell : work_cell_recipes()) {
+      if (cell.cell->runtime_call && !s.compare_runtime) continue;
       const std::string subject = work_case_subject(mode, cell.cell->name);
       requests.push_back(request(s, CaseKind::Work, subject, "work " + subject));
+      work_cells.emplace_back(mode, &cell);
     }
   const std::size_t first_runtime = requests.size();
   if (s.compare_runtime)
@@ -110,19 +118,21 @@ ProbeEvidence run_probe(const ProbeRunSettings& s, const std::function<void(cons
   evidence.jobs = s.jobs;
   evidence.topology = interpret_topology_cases(results[0], results[2], results[1]);
   evidence.topology.enqueue_limit = s.enqueue_limit;
-  for (std::size_t i = 0; i < recipes.size(); ++i) {
+  // The call cases in request order: every recipe under lazy loading, then under EAGER.
+  for (std::size_t i = 0; i < module_loading_modes().size() * recipes.size(); ++i) {
+    const CallRecipe& recipe = recipes[i % recipes.size()];
     RecipeEvidence r;
-    r.recipe = &recipes[i];
-    r.inside = interpret_inside_case(recipes[i], results[first_recipe + 2 * i]);
-    r.outside = interpret_outside_case(recipes[i], results[first_recipe + 2 * i + 1]);
-    evidence.recipes.push_back(std::move(r));
+    r.recipe = &recipe;
+    r.inside = interpret_inside_case(recipe, results[first_recipe + 2 * i]);
+    r.outside = interpret_outside_case(recipe, results[first_recipe + 2 * i + 1]);
+    (module_loading_modes()[i / recipes.size()] == ModuleLoading::Lazy ? evidence.recipes : evidence.eager_recipes)
+        .push_back(std::move(r));
   }
   for (std::size_t i = first_work; i < first_runtime; ++i) {
-    const std::size_t cells = work_cell_recipes().size();
-    const std::size_t index = i - first_work;
-    evidence.work.push_back(
-        {module_loading_modes()[index / cells], &work_cell_recipes()[index % cells], interpret_work_case(results[i])});
+    const auto& [mode, cell] = work_cells[i - first_work];
+    evidence.work.push_back({mode, cell, interpret_work_case(results[i])});
   }
+  if (!s.compare_runtime) evidence.work_skipped_because = s.runtime_skipped_because;
   if (s.compare_runtime) {
     std::vector<CaseResult> runtime(results.begin() + static_cast<std::ptrdiff_t>(first_runtime), results.end());
     std::vector<const InsideOutcome*> driver;

@@ -36,6 +36,30 @@ std::string why_outside(const std::vector<const RecipeEvidence*>& recipes) {
   return why;
 }
 
+// One entry point's answers from its recipes' cases (first-use-only recipes left out); nullopt where
+// no case decided, with why.
+struct EntryVerdicts {
+  std::optional<InsideBehaviour> inside;
+  std::optional<OutsideBehaviour> outside;
+  std::string why_no_inside;
+  std::string why_no_outside;
+};
+
+EntryVerdicts decide_entry(const std::vector<RecipeEvidence>& evidence, const std::string& entry) {
+  std::vector<const RecipeEvidence*> recipes;
+  for (const RecipeEvidence& r : evidence)
+    if (r.recipe->entry_point == entry && !r.recipe->first_use_only) recipes.push_back(&r);
+  EntryVerdicts out;
+  for (const RecipeEvidence* r : recipes)
+    if (auto v = inside_verdict(r->inside); v && (!out.inside || restrictiveness(*v) > restrictiveness(*out.inside)))
+      out.inside = v;
+  for (const RecipeEvidence* r : recipes)
+    if (auto v = outside_verdict(r->outside); v && (!out.outside || *v == OutsideBehaviour::Blocks)) out.outside = v;
+  out.why_no_inside = recipes.empty() ? "no recipe" : why_inside(recipes);
+  out.why_no_outside = recipes.empty() ? "no recipe" : why_outside(recipes);
+  return out;
+}
+
 }  // namespace
 
 AssembledProfile assemble_profile(const ProbeEvidence& evidence, const DriverProfile* carry_over) {
@@ -49,30 +73,45 @@ AssembledProfile assemble_profile(const ProbeEvidence& evidence, const DriverPro
   };
 
   for (const std::string& entry : profiled_entry_points()) {
-    std::vector<const RecipeEvidence*> recipes;
-    for (const RecipeEvidence& r : evidence.recipes)
-      if (r.recipe->entry_point == entry && !r.recipe->first_use_only) recipes.push_back(&r);
-
-    std::optional<InsideBehaviour> inside;
-    for (const RecipeEvidence* r : recipes)
-      if (auto v = inside_verdict(r->inside); v && (!inside || restrictiveness(*v) > restrictiveness(*inside))) inside = v;
-    if (inside) {
-      p.inside_host_function[entry] = *inside;
+    const EntryVerdicts lazy = decide_entry(evidence.recipes, entry);
+    if (lazy.inside) {
+      p.inside_host_function[entry] = *lazy.inside;
     } else {
       p.inside_host_function[entry] = carry_over ? carry_over->inside(entry) : InsideBehaviour::Allowed;
-      unmeasured("inside_host_function." + entry, recipes.empty() ? "no recipe" : why_inside(recipes));
+      unmeasured("inside_host_function." + entry, lazy.why_no_inside);
     }
-
-    std::optional<OutsideBehaviour> outside;
-    for (const RecipeEvidence* r : recipes)
-      if (auto v = outside_verdict(r->outside); v && (!outside || *v == OutsideBehaviour::Blocks)) outside = v;
-    if (outside) {
-      p.while_host_function_runs[entry] = *outside;
+    if (lazy.outside) {
+      p.while_host_function_runs[entry] = *lazy.outside;
     } else {
       p.while_host_function_runs[entry] = carry_over ? carry_over->outside(entry) : OutsideBehaviour::Returns;
-      unmeasured("while_host_function_runs." + entry, recipes.empty() ? "no recipe" : why_outside(recipes));
+      unmeasured("while_host_function_runs." + entry, lazy.why_no_outside);
     }
   }
+
+  // The same cases under EAGER: only where they differ from the lazy tables. A cell no EAGER case
+  // decided keeps the carry-over's EAGER answer, else the lazy one. Evidence without EAGER cases
+  // leaves the key out: not measured.
+  CallTableOverrides eager;
+  for (const std::string& entry : evidence.eager_recipes.empty() ? std::vector<std::string>{} : profiled_entry_points()) {
+    const EntryVerdicts measured = decide_entry(evidence.eager_recipes, entry);
+    InsideBehaviour inside = p.inside_host_function.at(entry);
+    if (measured.inside) {
+      inside = *measured.inside;
+    } else {
+      if (carry_over) inside = carry_over->inside(ModuleLoading::Eager, entry);
+      unmeasured("eager_call_overrides.inside_host_function." + entry, measured.why_no_inside);
+    }
+    if (inside != p.inside_host_function.at(entry)) eager.inside_host_function[entry] = inside;
+    OutsideBehaviour outside = p.while_host_function_runs.at(entry);
+    if (measured.outside) {
+      outside = *measured.outside;
+    } else {
+      if (carry_over) outside = carry_over->outside(ModuleLoading::Eager, entry);
+      unmeasured("eager_call_overrides.while_host_function_runs." + entry, measured.why_no_outside);
+    }
+    if (outside != p.while_host_function_runs.at(entry)) eager.while_host_function_runs[entry] = outside;
+  }
+  if (!evidence.eager_recipes.empty()) p.eager_call_overrides = eager;
 
   const TopologyEvidence& t = evidence.topology;
   const DriverProfileTopology fallback = carry_over ? carry_over->topology : DriverProfileTopology{};
@@ -111,7 +150,9 @@ AssembledProfile assemble_profile(const ProbeEvidence& evidence, const DriverPro
       }
       p.enqueued_work[mode][cell.name] = carry_over ? carry_over->work(mode, cell.name) : derived.at(mode).at(cell.name);
       unmeasured("enqueued_work_while_host_function_runs." + std::string(to_string(mode)) + "." + cell.name,
-                 measured ? measured->cell->recipe->id + ": " + measured->outcome.problem : "no case");
+                 measured                                  ? measured->cell->recipe->id + ": " + measured->outcome.problem
+                 : cell.runtime_call && !evidence.work_skipped_because.empty() ? "no case: " + evidence.work_skipped_because
+                                                                               : "no case");
     }
   }
   return out;

@@ -8,15 +8,16 @@ namespace {
 std::string depth_text(const std::optional<int>& depth) { return depth ? std::to_string(*depth) : "null"; }
 
 template <typename Table>
-void diff_table(const std::string& name, const Table& before, const Table& after, std::vector<std::string>& out) {
+void diff_table(const std::string& name, const Table& before, const Table& after, std::vector<std::string>& out,
+                const std::string& absent = "(absent)") {
   std::set<std::string> entries;
   for (const auto& [entry, value] : before) entries.insert(entry);
   for (const auto& [entry, value] : after) entries.insert(entry);
   for (const std::string& entry : entries) {
     auto b = before.find(entry);
     auto a = after.find(entry);
-    std::string was = b == before.end() ? "(absent)" : to_string(b->second);
-    std::string now = a == after.end() ? "(absent)" : to_string(a->second);
+    std::string was = b == before.end() ? absent : to_string(b->second);
+    std::string now = a == after.end() ? absent : to_string(a->second);
     if (was != now) out.push_back(name + "." + entry + ": " + was + " -> " + now);
   }
 }
@@ -46,6 +47,14 @@ std::vector<std::string> diff_profiles(const DriverProfile& before, const Driver
                b_table == before.enqueued_work.end() ? none : b_table->second,
                a_table == after.enqueued_work.end() ? none : a_table->second, out);
   }
+  // The EAGER call tables where they differ from the lazy ones, measured or derived from the cells
+  // (DriverProfile::eager_overrides): a profile from before they were measured compares by what it implies.
+  const CallTableOverrides b_eager = before.eager_overrides();
+  const CallTableOverrides a_eager = after.eager_overrides();
+  diff_table("eager_call_overrides.inside_host_function", b_eager.inside_host_function, a_eager.inside_host_function,
+             out, "(as lazy)");
+  diff_table("eager_call_overrides.while_host_function_runs", b_eager.while_host_function_runs,
+             a_eager.while_host_function_runs, out, "(as lazy)");
   return out;
 }
 

@@ -6,6 +6,7 @@
 
 #include "harness/probe/case_outcome.h"
 #include "harness/probe/held_host_function.h"
+#include "harness/probe/runtime_first_launch.h"
 #include "harness/probe/threaded_call.h"
 
 namespace gilsan::probe {
@@ -44,7 +45,8 @@ const std::vector<WorkCellRecipe>& work_cell_recipes() {
   static const std::vector<WorkCellRecipe> all = [] {
     std::vector<WorkCellRecipe> out;
     for (const EnqueuedWorkCell& cell : enqueued_work_cells()) {
-      const CallRecipe* recipe = find_recipe(recipe_id_of(cell.name));
+      const CallRecipe* recipe =
+          cell.runtime_call ? &runtime_first_launch_recipe() : find_recipe(recipe_id_of(cell.name));
       if (recipe == nullptr || recipe->entry_point != cell.entry_point)
         throw std::logic_error("no probe recipe for the enqueued-work cell " + cell.name);
       out.push_back({&cell, recipe});
@@ -66,10 +68,6 @@ WorkCaseSubject parse_work_case_subject(const std::string& subject) {
   for (const WorkCellRecipe& entry : work_cell_recipes())
     if (entry.cell->name == subject.substr(slash + 1)) return {*mode, &entry};
   throw std::invalid_argument("unknown enqueued-work cell in '" + subject + "'");
-}
-
-const char* module_loading_variable_value(ModuleLoading mode) {
-  return mode == ModuleLoading::Eager ? "EAGER" : "LAZY";
 }
 
 void select_module_loading(ModuleLoading mode) {

@@ -34,9 +34,6 @@ struct WorkCaseSubject {
 // Throws std::invalid_argument for an unknown mode or cell.
 WorkCaseSubject parse_work_case_subject(const std::string& subject);
 
-// The environment value that selects `mode` in the driver.
-const char* module_loading_variable_value(ModuleLoading mode);
-
 // Child side: sets CUDA_MODULE_LOADING before the driver is opened (the caller opens it afterwards).
 void select_module_loading(ModuleLoading mode);
 // Child side: measures the cell and reports it. Throws SetupFailure.

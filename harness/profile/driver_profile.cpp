@@ -8,38 +8,13 @@
 #include <sstream>
 
 #include "harness/driver/driver_entry_points.h"
+#include "harness/profile/profile_source_text.h"
 #include "harness/text/printable.h"
 
 namespace gilsan {
 namespace {
 
 using nlohmann::json;
-
-// The JSON library reports byte offsets; people want lines. Keys are found by their first
-// occurrence after the section that holds them, which is exact for the profile's flat layout.
-class SourceText {
- public:
-  SourceText(std::string_view text, std::string source) : text_(text), source_(std::move(source)) {}
-
-  [[noreturn]] void fail_at_offset(size_t offset, const std::string& message) const {
-    size_t line = 1 + static_cast<size_t>(std::count(text_.begin(), text_.begin() + std::min(offset, text_.size()), '\n'));
-    throw DriverProfileError(printable(source_ + ":" + std::to_string(line) + ": " + message));
-  }
-
-  [[noreturn]] void fail_at_key(std::string_view section, std::string_view key, const std::string& message) const {
-    size_t from = 0;
-    if (!section.empty()) {
-      size_t at = text_.find("\"" + std::string(section) + "\"");
-      from = at == std::string_view::npos ? 0 : at;
-    }
-    size_t at = key.empty() ? from : text_.find("\"" + std::string(key) + "\"", from);
-    fail_at_offset(at == std::string_view::npos ? from : at, message);
-  }
-
- private:
-  std::string_view text_;
-  std::string source_;
-};
 
 const std::map<std::string, InsideBehaviour>& inside_names() {
   static const std::map<std::string, InsideBehaviour> names = {
@@ -69,14 +44,14 @@ std::string allowed_values(const std::map<std::string, Enum>& names) {
   return out;
 }
 
-void require_only_keys(const SourceText& src, const json& object, std::string_view where,
+void require_only_keys(const ProfileSourceText& src, const json& object, std::string_view where,
                        const std::set<std::string>& known) {
   for (const auto& [key, value] : object.items()) {
     if (!known.contains(key)) src.fail_at_key(where, key, "unknown key '" + key + "' in " + std::string(where));
   }
 }
 
-const json& require_key(const SourceText& src, const json& object, std::string_view where, const char* key,
+const json& require_key(const ProfileSourceText& src, const json& object, std::string_view where, const char* key,
                         json::value_t type) {
   auto it = object.find(key);
   if (it == object.end()) src.fail_at_key(where, "", "missing key '" + std::string(key) + "' in " + std::string(where));
@@ -87,7 +62,7 @@ const json& require_key(const SourceText& src, const json& object, std::string_v
 }
 
 template <typename Enum>
-std::map<std::string, Enum> parse_behaviour_table(const SourceText& src, const json& root, const std::string& section,
+std::map<std::string, Enum> parse_behaviour_table(const ProfileSourceText& src, const json& root, const std::string& section,
                                                   const std::map<std::string, Enum>& names) {
   const json& table = require_key(src, root, "profile", section.c_str(), json::value_t::object);
   const auto& entries = profiled_entry_points();
@@ -108,9 +83,37 @@ std::map<std::string, Enum> parse_behaviour_table(const SourceText& src, const j
 }
 
 constexpr const char* kEnqueuedWorkKey = "enqueued_work_while_host_function_runs";
+constexpr const char* kEagerOverridesKey = "eager_call_overrides";
+
+// One table of eager_call_overrides: only the entry points whose EAGER answer differs, so none is
+// required; an entry point that is not profiled is an error, as in the full tables.
+template <typename Enum>
+std::map<std::string, Enum> parse_override_table(const ProfileSourceText& src, const json& overrides, const std::string& table,
+                                                 const std::map<std::string, Enum>& names) {
+  const std::string where = std::string(kEagerOverridesKey) + "." + table;
+  const json& entries = require_key(src, overrides, kEagerOverridesKey, table.c_str(), json::value_t::object);
+  const auto& profiled = profiled_entry_points();
+  std::map<std::string, Enum> out;
+  for (const auto& [entry, value] : entries.items()) {
+    // Found by its path (ProfileSourceText): the top-level tables list every entry point too.
+    if (std::find(profiled.begin(), profiled.end(), entry) == profiled.end())
+      src.fail_at_key(where, entry, "unknown entry point '" + entry + "' in " + where);
+    const std::string text = value.is_string() ? value.template get<std::string>() : std::string();
+    if (!names.contains(text))
+      src.fail_at_key(where, entry, where + "." + entry + " must be one of: " + allowed_values(names));
+    out.emplace(entry, names.at(text));
+  }
+  return out;
+}
+
+CallTableOverrides parse_eager_overrides(const ProfileSourceText& src, const json& overrides) {
+  require_only_keys(src, overrides, kEagerOverridesKey, {"inside_host_function", "while_host_function_runs"});
+  return {parse_override_table(src, overrides, "inside_host_function", inside_names()),
+          parse_override_table(src, overrides, "while_host_function_runs", outside_names())};
+}
 
 // {"lazy": {CELL: BEHAVIOUR, ...}, "eager": {...}}: both modes, every cell of each.
-std::map<ModuleLoading, EnqueuedWorkTable> parse_enqueued_work(const SourceText& src, const json& root) {
+std::map<ModuleLoading, EnqueuedWorkTable> parse_enqueued_work(const ProfileSourceText& src, const json& root) {
   const std::string section = kEnqueuedWorkKey;
   const json& modes = require_key(src, root, "profile", kEnqueuedWorkKey, json::value_t::object);
   std::map<ModuleLoading, EnqueuedWorkTable> out;
@@ -122,14 +125,15 @@ std::map<ModuleLoading, EnqueuedWorkTable> parse_enqueued_work(const SourceText&
     EnqueuedWorkTable& cells = out[*mode];
     for (const auto& [cell, value] : table.items()) {
       // The quoted mode names occur only as keys of this table, so they anchor the cell's line.
-      if (find_enqueued_work_cell(cell) == nullptr) src.fail_at_key(mode_name, cell, "unknown cell '" + cell + "' in " + where);
+      if (find_enqueued_work_cell(cell) == nullptr) src.fail_at_key(where, cell, "unknown cell '" + cell + "' in " + where);
       const std::optional<WorkBehaviour> behaviour =
           value.is_string() ? work_behaviour_named(value.get<std::string>()) : std::nullopt;
-      if (!behaviour) src.fail_at_key(mode_name, cell, where + "." + cell + " must be one of: proceeds, work-waits, call-blocks");
+      if (!behaviour) src.fail_at_key(where, cell, where + "." + cell + " must be one of: proceeds, work-waits, call-blocks");
       cells[cell] = *behaviour;
     }
     for (const auto& cell : enqueued_work_cells())
-      if (!cells.contains(cell.name)) src.fail_at_key(section, mode_name, "missing cell '" + cell.name + "' in " + where);
+      if (!cells.contains(cell.name) && !cell.runtime_call)
+        src.fail_at_key(section, mode_name, "missing cell '" + cell.name + "' in " + where);
   }
   for (ModuleLoading mode : module_loading_modes())
     if (!out.contains(mode)) src.fail_at_key(section, "", "missing loading mode '" + std::string(to_string(mode)) + "' in " + section);
@@ -196,11 +200,12 @@ bool DriverProfile::same_behaviour(const DriverProfile& other) const {
          topology.serialized_across_streams == other.topology.serialized_across_streams &&
          topology.enqueue_blocks_at_depth == other.topology.enqueue_blocks_at_depth &&
          inside_host_function == other.inside_host_function &&
-         while_host_function_runs == other.while_host_function_runs && enqueued_work == other.enqueued_work;
+         while_host_function_runs == other.while_host_function_runs && enqueued_work == other.enqueued_work &&
+         eager_overrides() == other.eager_overrides();
 }
 
 DriverProfile parse_driver_profile(std::string_view json_text, const std::string& source) {
-  SourceText src(json_text, source);
+  ProfileSourceText src(json_text, source);
   json root;
   try {
     root = json::parse(json_text.begin(), json_text.end());
@@ -224,7 +229,7 @@ DriverProfile parse_driver_profile(std::string_view json_text, const std::string
                                       "' (or '" + kDriverProfileSchemaV1 + "')");
   std::set<std::string> known_keys = {"schema", "origin", "topology", "inside_host_function", "while_host_function_runs",
                                       "unmeasured"};
-  if (!version_1) known_keys.insert(kEnqueuedWorkKey);
+  if (!version_1) known_keys.insert({kEnqueuedWorkKey, kEagerOverridesKey});
   require_only_keys(src, root, "profile", known_keys);
 
   DriverProfile profile;
@@ -261,6 +266,19 @@ DriverProfile parse_driver_profile(std::string_view json_text, const std::string
   profile.while_host_function_runs = parse_behaviour_table(src, root, "while_host_function_runs", outside_names());
   profile.enqueued_work = version_1 ? enqueued_work_from_calls(profile.while_host_function_runs, profile.topology)
                                     : parse_enqueued_work(src, root);
+  // A runtime cell a /2 profile lacks (written before it existed) is read as /1 reads every cell.
+  std::vector<std::string> derived_cells;
+  const auto derived = enqueued_work_from_calls(profile.while_host_function_runs, profile.topology);
+  for (auto& [mode, cells] : profile.enqueued_work)
+    for (const auto& cell : enqueued_work_cells())
+      if (!version_1 && cell.runtime_call && !cells.contains(cell.name)) {
+        cells[cell.name] = derived.at(mode).at(cell.name);
+        derived_cells.push_back(std::string(kEnqueuedWorkKey) + "." + to_string(mode) + "." + cell.name);
+      }
+  if (auto overrides = root.find(kEagerOverridesKey); overrides != root.end()) {
+    if (!overrides->is_object()) src.fail_at_key("", kEagerOverridesKey, std::string(kEagerOverridesKey) + " must be an object");
+    profile.eager_call_overrides = parse_eager_overrides(src, *overrides);
+  }
 
   if (auto it = root.find("unmeasured"); it != root.end()) {
     if (!it->is_array()) src.fail_at_key("", "unmeasured", "unmeasured must be a list of \"table.entry\" strings");
@@ -269,11 +287,15 @@ DriverProfile parse_driver_profile(std::string_view json_text, const std::string
       auto dot = text.find('.');
       bool known_table = dot != std::string::npos &&
                          (text.substr(0, dot) == "inside_host_function" || text.substr(0, dot) == "while_host_function_runs" ||
-                          text.substr(0, dot) == "topology" || text.substr(0, dot) == kEnqueuedWorkKey);
+                          text.substr(0, dot) == "topology" || text.substr(0, dot) == kEnqueuedWorkKey ||
+                          text.substr(0, dot) == kEagerOverridesKey);
       if (!known_table) src.fail_at_key("unmeasured", text, "unmeasured entry '" + text + "' is not \"table.entry\"");
       profile.unmeasured.push_back(text);
     }
   }
+  for (const std::string& cell : derived_cells)
+    if (std::find(profile.unmeasured.begin(), profile.unmeasured.end(), cell) == profile.unmeasured.end())
+      profile.unmeasured.push_back(cell);
   // A /1 profile never measured the enqueued-work table: every cell of it is an assumption.
   if (version_1)
     for (const auto& [mode, table] : profile.enqueued_work)
@@ -309,6 +331,15 @@ std::string to_json(const DriverProfile& profile) {
     root["while_host_function_runs"][entry] = to_string(behaviour);
   for (const auto& [mode, table] : profile.enqueued_work)
     for (const auto& [cell, behaviour] : table) root[kEnqueuedWorkKey][to_string(mode)][cell] = to_string(behaviour);
+  if (const auto& overrides = profile.eager_call_overrides) {
+    // Both tables, empty or not: the key says the EAGER call tables were measured.
+    json& out = root[kEagerOverridesKey];
+    out["inside_host_function"] = json::object();
+    out["while_host_function_runs"] = json::object();
+    for (const auto& [entry, behaviour] : overrides->inside_host_function) out["inside_host_function"][entry] = to_string(behaviour);
+    for (const auto& [entry, behaviour] : overrides->while_host_function_runs)
+      out["while_host_function_runs"][entry] = to_string(behaviour);
+  }
   root["unmeasured"] = profile.unmeasured;
   return root.dump(2) + "\n";
 }

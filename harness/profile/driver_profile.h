@@ -52,6 +52,14 @@ struct DriverProfileOrigin {
   std::string method;
 };
 
+// The call tables' answers under CUDA_MODULE_LOADING=EAGER where they differ from the tables, which
+// are measured under lazy loading (the driver's default): only the entry points that differ.
+struct CallTableOverrides {
+  std::map<std::string, InsideBehaviour> inside_host_function;
+  std::map<std::string, OutsideBehaviour> while_host_function_runs;
+  bool operator==(const CallTableOverrides&) const = default;
+};
+
 struct DriverProfile {
   DriverProfileOrigin origin;
   DriverProfileTopology topology;
@@ -60,16 +68,28 @@ struct DriverProfile {
   // Both halves (call returns, work completes) of enqueuing calls and first kernel uses, per loading
   // mode (enqueued_work.h); lists both modes. A /1 profile gets enqueued_work_from_calls in both.
   std::map<ModuleLoading, EnqueuedWorkTable> enqueued_work;
+  // The key eager_call_overrides: what the probe measured of the call tables under EAGER. nullopt in a
+  // profile from before that was measured; eager_overrides() then derives them from the cells.
+  std::optional<CallTableOverrides> eager_call_overrides;
   // "inside_host_function.cuX" / "while_host_function_runs.cuX" /
-  // "enqueued_work_while_host_function_runs.MODE.CELL" cells that were assumed, not measured.
+  // "enqueued_work_while_host_function_runs.MODE.CELL" / "eager_call_overrides.TABLE.cuX" cells that
+  // were assumed, not measured.
   std::vector<std::string> unmeasured;
 
   // Behaviour of an entry point; throws std::out_of_range for a name the profile does not list.
   InsideBehaviour inside(std::string_view entry_point) const;
   OutsideBehaviour outside(std::string_view entry_point) const;
+  // Under a loading mode: lazy is the tables above, eager applies eager_overrides().
+  InsideBehaviour inside(ModuleLoading mode, std::string_view entry_point) const;
+  OutsideBehaviour outside(ModuleLoading mode, std::string_view entry_point) const;
+  // eager_call_overrides as measured, else derived: an entry point whose call half of the cells that
+  // decide its call table (enqueued_work.h) differs between the modes gets the EAGER half there
+  // (call-blocks: blocks, else returns). The inside table has no cells: nothing is derived for it.
+  CallTableOverrides eager_overrides() const;
   // Throws std::out_of_range for a cell the profile does not list.
   WorkBehaviour work(ModuleLoading mode, std::string_view cell) const;
-  // Same answers in every behavioural cell and the topology (origin and unmeasured are not compared).
+  // Same answers in every behavioural cell and the topology, the EAGER call tables as eager_overrides()
+  // gives them (origin and unmeasured are not compared).
   bool same_behaviour(const DriverProfile& other) const;
 };
 

@@ -13,7 +13,8 @@ const std::vector<EnqueuedWorkCell> kCells = {
      "the first launch in the context of a function from cuModuleLoadData + cuModuleGetFunction"},
     {"cuLaunchKernel#first-library-kernel", "cuLaunchKernel", true,
      "the first launch in the context of a cuLibraryLoadData + cuLibraryGetKernel kernel, passed to "
-     "cuLaunchKernel as its CUfunction"},
+     "cuLaunchKernel as its CUfunction",
+     false, false},
     {"cuKernelGetFunction#first", "cuKernelGetFunction", true,
      "the first cuKernelGetFunction of a library kernel in the context"},
     {"cuLibraryLoadData", "cuLibraryLoadData", false, "loading a library with the kernel"},
@@ -23,6 +24,10 @@ const std::vector<EnqueuedWorkCell> kCells = {
     {"cuEventRecord", "cuEventRecord", false, "an event record on another stream"},
     {"cuGraphLaunch", "cuGraphLaunch", false, "a launch on another stream of a graph of one host node", true},
     {"cuLaunchHostFunc", "cuLaunchHostFunc", false, "a host function on another stream", true},
+    {"cudaLaunchKernel#first-runtime-kernel", "cudaLaunchKernel", true,
+     "the first cudaLaunchKernel in the context of a kernel registered with the runtime (the fatbin "
+     "registration nvcc generates), on another stream",
+     false, false, true},
 };
 
 template <typename Enum, std::size_t N>
@@ -80,6 +85,10 @@ const std::vector<ModuleLoading>& module_loading_modes() {
 
 ModuleLoading module_loading_from_environment(const char* value) {
   return value != nullptr && std::string_view(value) == "EAGER" ? ModuleLoading::Eager : ModuleLoading::Lazy;
+}
+
+const char* module_loading_variable_value(ModuleLoading mode) {
+  return mode == ModuleLoading::Eager ? "EAGER" : "LAZY";
 }
 
 }  // namespace gilsan

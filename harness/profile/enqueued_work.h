@@ -32,6 +32,15 @@ struct EnqueuedWorkCell {
   bool first_use = false;   // the first use of a kernel in its context (loading may happen here)
   std::string meaning;      // for docs and reports
   bool work_is_host_function = false;  // the work is a host function (on another stream than the running one)
+  // The cell's call is one of those the entry point's while_host_function_runs answer is measured
+  // with: all but the first launch of a library kernel, which the call table leaves out (a first use
+  // must not make every warm launch a blocking call). Relates the call tables to the cells when the
+  // EAGER call tables were never measured (driver_profile.h, eager_call_overrides).
+  bool decides_call_table = true;
+  // The call is the CUDA runtime's (libcudart), not the driver's: the simulated driver, which no
+  // libcudart can reach, cannot model it. A /2 profile written before the cell existed may lack it
+  // (the reader then derives it as for /1 and lists it in `unmeasured`).
+  bool runtime_call = false;
 };
 
 // Every cell, in a fixed order. A cell without '#' covers every call of its entry point that no
@@ -58,5 +67,7 @@ const std::vector<ModuleLoading>& module_loading_modes();  // lazy, eager
 // What the CUDA driver makes of a CUDA_MODULE_LOADING value (null: unset): EAGER is eager, anything
 // else lazy (the driver's default).
 ModuleLoading module_loading_from_environment(const char* value);
+// The CUDA_MODULE_LOADING value that selects `mode` in the driver: "LAZY", "EAGER".
+const char* module_loading_variable_value(ModuleLoading mode);
 
 }  // namespace gilsan

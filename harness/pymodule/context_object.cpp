@@ -227,15 +227,6 @@ bool current_context_or_raise(CUcontext* context) {
   return true;
 }
 
-CUcontext current_context_if_known() {
-  const DriverTable* table = opened_driver_table();
-  if (table == nullptr) return nullptr;
-  CUcontext current = nullptr;
-  if (call_driver("cuCtxGetCurrent", Gil::Release, [&] { return table->cuCtxGetCurrent(&current); }) != CUDA_SUCCESS)
-    return nullptr;
-  return current;
-}
-
 PyObject* device_count(PyObject*, PyObject*) {
   run_deferred_releases();
   const DriverTable* table = table_or_raise();

@@ -29,10 +29,6 @@ bool add_context_type(PyObject* module);
 // context made current, as the runtime API does. False with an exception set on failure.
 bool current_context_or_raise(CUcontext* context);
 
-// GIL held. The calling thread's current context as the driver reports it, or null when it has none or
-// cannot say (on a driver callback thread cuCtxGetCurrent is not permitted). Never raises.
-CUcontext current_context_if_known();
-
 PyObject* device_count(PyObject* module, PyObject* unused);
 PyObject* current_context(PyObject* module, PyObject* unused);
 PyObject* context_synchronize(PyObject* module, PyObject* args, PyObject* kwargs);

@@ -52,6 +52,34 @@ CUresult call_driver(const char* entry_point, Gil gil, Call&& call) {
   return call_driver(entry_point, gil, DriverCallTarget{}, std::forward<Call>(call));
 }
 
+// Several driver calls under one release of the GIL (host_launch's checks and its launch), where
+// call_driver would release and take it again around each: every call is still observed as
+// call_driver observes it (an injected error included), the GIL's release and the wait for it once
+// around them all. Nothing may touch a Python object while one exists.
+class GilReleased {
+ public:
+  GilReleased() : saved_(PyEval_SaveThread()) { observe_gil_released(); }
+  ~GilReleased() {
+    observe_gil_waiting();
+    PyEval_RestoreThread(saved_);
+    observe_gil_held();
+  }
+  GilReleased(const GilReleased&) = delete;
+  GilReleased& operator=(const GilReleased&) = delete;
+
+  template <typename Call>
+  CUresult call(const char* entry_point, Call&& driver_call) const {
+    if (std::optional<CUresult> injected = take_injected_error(entry_point)) return *injected;
+    observe_call_enter(entry_point, DriverCallTarget{});
+    const CUresult result = driver_call();
+    observe_call_exit(entry_point, result);
+    return result;
+  }
+
+ private:
+  PyThreadState* saved_;
+};
+
 // GIL held. CUDA_SUCCESS: true. Otherwise sets gilsan.CudaError(name, code, call) and returns false;
 // after a sticky error it first releases the host functions of `context` (null: the calling thread's
 // current context) that the driver will never run.

@@ -46,8 +46,10 @@ class UsageError : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
-// `arguments` excludes argv[0]. Checks values (numbers, choices, that --profile and --python-env
-// exist) but not scenario files: their errors come with file and line later.
+// `arguments` excludes argv[0]. Each command's options are a table parsed with CLI11 (harness/cli,
+// whose rules every command shares); the values are checked as they are met (command_line_values.h:
+// numbers, choices, that --profile and --python-env exist), scenario files not: their errors come with
+// file and line later.
 Command parse_command_line(std::span<const std::string_view> arguments);
 
 std::string usage_text();

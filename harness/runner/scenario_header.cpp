@@ -14,8 +14,9 @@
 namespace gilsan {
 namespace {
 
-constexpr std::string_view kKnownKeys[] = {"expect",       "drivers",         "timeout",     "needs",
-                                           "description",  "suppressions",    "implementations", "capabilities"};
+constexpr std::string_view kKnownKeys[] = {"expect",       "drivers",         "timeout",         "needs",
+                                           "description",  "suppressions",    "implementations", "capabilities",
+                                           "module_loading"};
 // `expect.IMPL = OUTCOME` overrides `expect` for one implementation.
 constexpr std::string_view kExpectFor = "expect.";
 constexpr double kLongestTimeoutSeconds = 24 * 60 * 60;
@@ -114,6 +115,11 @@ void apply(ScenarioHeader& header, std::string_view key, std::string_view value)
     for (const std::string& name : header.capabilities)
       if (!is_capability(name))
         throw std::invalid_argument("unknown capability '" + name + "' (one of: " + capabilities() + ")");
+  } else if (key == "module_loading") {
+    header.module_loading = module_loading_named(value);
+    if (!header.module_loading)
+      throw std::invalid_argument("module_loading must be eager or lazy (the child's CUDA_MODULE_LOADING), not '" +
+                                  std::string(value) + "'");
   } else if (key.starts_with(kExpectFor)) {
     const std::string implementation(key.substr(kExpectFor.size()));
     if (!is_implementation_name(implementation))

@@ -9,6 +9,7 @@
 //   # gilsan: implementations = any                   (a conformance scenario: gilsan_impl, per impl)
 //   # gilsan: capabilities = stream-launch, capture    (what it needs of an implementation)
 //   # gilsan: expect.cupy = report:host-function-lifetime   (one implementation's expected outcome)
+//   # gilsan: module_loading = eager                   (the child's CUDA_MODULE_LOADING: eager or lazy)
 //
 // The header is the leading run of comment and blank lines; it ends at the first line of code.
 // `expect` is required; the other keys are optional. Every mistake is a ScenarioInputError whose
@@ -23,6 +24,7 @@
 #include <string_view>
 #include <vector>
 
+#include "harness/profile/enqueued_work.h"
 #include "harness/runner/outcome.h"
 
 namespace gilsan {
@@ -44,6 +46,10 @@ struct ScenarioHeader {
   std::vector<std::string> implementations;
   std::vector<std::string> capabilities;  // what it needs of an implementation (gilsan_impl.base)
   std::map<std::string, Outcome, std::less<>> expect_by_implementation;  // expect.IMPL
+  // The loading mode the child's driver runs under (its CUDA_MODULE_LOADING, set before the driver
+  // opens); unset: whatever the caller's environment says. A scenario about a kernel's first use
+  // pins it, since the driver's answer for that use differs by mode (docs/driver-behaviour.md).
+  std::optional<ModuleLoading> module_loading;
 
   bool allows_driver(std::string_view driver) const;
   bool is_conformance() const { return !implementations.empty(); }

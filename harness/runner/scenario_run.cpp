@@ -35,9 +35,10 @@ constexpr std::chrono::milliseconds kWatchdogTick{10};
 
 // Which driver calls are held back while a host function runs, for the classifier: from the profile
 // the run's simulated driver uses (--profile, else the built-in default), which is also the measured
-// behaviour of the real driver it was probed on. An unreadable profile leaves the predicate empty;
-// the child reports the profile's error itself.
-watchdog::DriverCallBlocksPredicate blocks_predicate(const RunSettings& settings) {
+// behaviour of the real driver it was probed on, under the loading mode the child runs in (the
+// header's module_loading, else the caller's CUDA_MODULE_LOADING). An unreadable profile leaves the
+// predicate empty; the child reports the profile's error itself.
+watchdog::DriverCallBlocksPredicate blocks_predicate(const RunSettings& settings, const ScenarioHeader& header) {
 #ifdef GILSAN_DEFAULT_PROFILE_PATH
   const std::string path = settings.profile_path.value_or(shipped_profile_path(GILSAN_DEFAULT_PROFILE_PATH));
 #else
@@ -46,9 +47,11 @@ watchdog::DriverCallBlocksPredicate blocks_predicate(const RunSettings& settings
 #endif
   try {
     auto profile = std::make_shared<const DriverProfile>(load_driver_profile(path));
-    return [profile](std::string_view entry_point) {
+    const ModuleLoading mode =
+        header.module_loading.value_or(module_loading_from_environment(std::getenv("CUDA_MODULE_LOADING")));
+    return [profile, mode](std::string_view entry_point) {
       try {
-        return profile->outside(entry_point) == OutsideBehaviour::Blocks;
+        return profile->outside(mode, entry_point) == OutsideBehaviour::Blocks;
       } catch (const std::out_of_range&) {
         return false;  // not a driver entry point the profile lists (e.g. a runtime name)
       }
@@ -176,6 +179,16 @@ void give_the_simulated_driver_two_devices(ChildCommand& command, const Scenario
   if (!chosen) command.environment.push_back(prefix + "2");
 }
 
+// A header's module_loading pins the child's CUDA_MODULE_LOADING, whatever the caller's environment
+// says: the scenario's expectation is the profile's answer for that mode. The driver reads the
+// variable once, at cuInit, after the child has started.
+void pin_module_loading(ChildCommand& command, const ScenarioHeader& header) {
+  if (!header.module_loading) return;
+  const std::string prefix = "CUDA_MODULE_LOADING=";
+  std::erase_if(command.environment, [&](const std::string& entry) { return entry.starts_with(prefix); });
+  command.environment.push_back(prefix + module_loading_variable_value(*header.module_loading));
+}
+
 }  // namespace
 
 double effective_timeout_seconds(const ScenarioHeader& header, const RunSettings& settings) {
@@ -219,7 +232,7 @@ ScenarioResult run_scenario(const std::string& scenario, const ScenarioHeader& h
   supervision.max_resident_bytes = settings.max_resident_bytes;
   WatchdogSettings watchdog_settings = settings.watchdog;
   if (!settings.under.empty()) watchdog_settings.under_tool_factor = kUnderTimeoutFactor;
-  WatchdogHook watchdog(watchdog_settings, blocks_predicate(settings));
+  WatchdogHook watchdog(watchdog_settings, blocks_predicate(settings, header));
   // Private to this run and removed with it: the child's sanitizer writes its reports there.
   std::optional<SanitizerReportFolder> sanitizer_folder;
   if (settings.sanitize) sanitizer_folder.emplace();
@@ -230,6 +243,7 @@ ScenarioResult run_scenario(const std::string& scenario, const ScenarioHeader& h
                                        sanitizer_folder ? &*sanitizer_folder : nullptr);
   if (sanitizer_folder && header.suppressions) add_suppressions(command, scenario, *header.suppressions);
   give_the_simulated_driver_two_devices(command, header);
+  pin_module_loading(command, header);
   watchdog.before_spawn(command);
   for (SupervisionHook* hook : hooks) hook->before_spawn(command);
   SpawnedChild child = spawn_in_own_process_group(command);

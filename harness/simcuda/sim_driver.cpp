@@ -83,13 +83,22 @@ CUresult SimDriver::configure(Lock&) {
     // Read once, as the real driver reads it at initialization.
     module_loading_ = module_loading_from_environment(std::getenv("CUDA_MODULE_LOADING"));
     policy_.work = profile_.enqueued_work.at(module_loading_);
+    // The call tables of the loading mode: under EAGER, the profile's eager overrides applied.
+    const CallTableOverrides eager = profile_.eager_overrides();
+    const bool is_eager = module_loading_ == ModuleLoading::Eager;
     for (std::size_t i = 0; i < kEntryPointCount; ++i) {
       const std::string name(kEntryPointNames[i]);
       // The error-string lookups are not profiled: they behave the same everywhere.
       auto inside = profile_.inside_host_function.find(name);
       auto outside = profile_.while_host_function_runs.find(name);
       policy_.inside[i] = inside == profile_.inside_host_function.end() ? InsideBehaviour::Allowed : inside->second;
-      const bool blocks = outside != profile_.while_host_function_runs.end() && outside->second == OutsideBehaviour::Blocks;
+      bool blocks = outside != profile_.while_host_function_runs.end() && outside->second == OutsideBehaviour::Blocks;
+      if (is_eager) {
+        if (auto found = eager.inside_host_function.find(name); found != eager.inside_host_function.end())
+          policy_.inside[i] = found->second;
+        if (auto found = eager.while_host_function_runs.find(name); found != eager.while_host_function_runs.end())
+          blocks = found->second == OutsideBehaviour::Blocks;
+      }
       policy_.outside[i] = blocks ? WorkBehaviour::CallBlocks : WorkBehaviour::Proceeds;
       for (const EnqueuedWorkCell& cell : enqueued_work_cells()) {
         if (cell.entry_point != name) continue;

@@ -25,8 +25,16 @@ def check_outputs(gilsan, folder):
     assert document["header"]["driver_kind"] == "sim"
     ids = {row["id"] for row in document["rows"]}
     for needed in ("reference/python-loop", "reference/python-held", "reference/native-loop", "reference/native-held",
-                   "raw/native-loop", "raw/python-loop", "raw/python-held", "reference/graph-100", "reference/graph-2000"):
+                   "raw/native-loop", "raw/python-loop", "raw/python-held", "reference/graph-100", "reference/graph-2000",
+                   *(f"sanitizer-{state}/{workload}" for state in ("off", "on")
+                     for workload in ("python-loop", "python-held", "native-loop", "native-held"))):
         assert needed in ids, f"row {needed} missing: {sorted(ids)}"
+    by_id = {row["id"]: row for row in document["rows"]}
+    for row_id in ("sanitizer-off/native-loop", "sanitizer-on/python-loop"):  # `gilsan run` works on the sim
+        assert "median_us" in by_id[row_id], by_id[row_id]
+    for group in ("not-injected", "injected", "cupti-floor"):  # no CUPTI on the sim: said, not measured
+        assert "not available on the simulated driver" in by_id[f"{group}/native-loop"]["status"], by_id
+    check_latencies(document)
     for row in document["rows"]:
         if "status" in row:
             assert row["status"], row
@@ -40,15 +48,31 @@ def check_outputs(gilsan, folder):
     assert depths and depths == sorted(depths), depths
     with open(paths["md"], encoding="utf-8") as markdown:
         text = markdown.read()
-    assert "| Row | us per callback | spread |" in text and "bench.svg" in text
+    assert "| Row | us per callback | spread |" in text and "| Latency | unit | p50 | p99 |" in text and "bench.svg" in text
     ElementTree.parse(paths["svg"])  # well-formed XML
+
+
+def check_latencies(document):
+    """Start latency (gilsan and the raw driver) and detection latency, each p50 <= p99 per round."""
+    latencies = {entry["id"]: entry for entry in document["latencies"]}
+    for needed in ("reference/start-python", "reference/start-native", "raw/start-python", "raw/start-native",
+                   "detection/gil-inversion"):
+        entry = latencies.get(needed)
+        assert entry is not None and "p50" in entry and "p99" in entry, (needed, entry)
+        rounds = document["settings"]["rounds"]
+        assert len(entry["p50"]["samples_us"]) == len(entry["p99"]["samples_us"]) == rounds, entry
+        assert all(low <= high for low, high in zip(entry["p50"]["samples_us"], entry["p99"]["samples_us"])), entry
+    assert latencies["detection/gil-inversion"]["quiet_ms"] > 0
+    names = {item["name"] for item in document["ratios"]}
+    assert "detection p99 in ms (target: quiet period + 200 ms)" in names, names
+    assert any(name.startswith("sanitizer in-process on vs off") for name in names), names
 
 
 def check_bad_arguments(gilsan, folder):
     for arguments, says in ((("--impl", "nope"), "--impl nope: unknown"),
                             (("--driver", "gpu"), "--driver gpu: expected real or sim"),
                             (("--json", os.path.join(folder, "missing", "x.json")), "no folder"),
-                            (("--frobnicate",), "unknown argument")):
+                            (("--frobnicate",), "unknown option")):
         result = run(gilsan, *arguments)
         assert result.returncode == 2, (arguments, result.returncode, result.stderr)
         lines = result.stderr.strip().splitlines()

@@ -61,6 +61,29 @@ TEST(ProfileBehaviour, AnswersFromTheProfileAndFalseForUnknownNames) {
   EXPECT_FALSE(behaviour.refused_in_host_function("cuNoSuchCall"));
 }
 
+TEST(ProfileBehaviour, UnderEagerLoadingTheProfilesEagerOverridesApply) {
+  auto profile = std::make_shared<DriverProfile>();
+  profile->while_host_function_runs["cuMemFree"] = OutsideBehaviour::Blocks;
+  profile->while_host_function_runs["cuLibraryLoadData"] = OutsideBehaviour::Returns;
+  profile->inside_host_function["cuMemAlloc"] = InsideBehaviour::NotPermitted;
+  profile->eager_call_overrides = CallTableOverrides{{{"cuMemAlloc", InsideBehaviour::Allowed}},
+                                                     {{"cuMemFree", OutsideBehaviour::Returns},
+                                                      {"cuLibraryLoadData", OutsideBehaviour::Blocks}}};
+  const DriverBehaviour lazy = behaviour_from_profile(profile, ModuleLoading::Lazy);
+  const DriverBehaviour eager = behaviour_from_profile(profile, ModuleLoading::Eager);
+  EXPECT_TRUE(lazy.blocks_while_host_function_runs("cuMemFree"));
+  EXPECT_FALSE(eager.blocks_while_host_function_runs("cuMemFree"));
+  EXPECT_FALSE(lazy.blocks_while_host_function_runs("cuLibraryLoadData"));
+  EXPECT_TRUE(eager.blocks_while_host_function_runs("cuLibraryLoadData"));
+  EXPECT_TRUE(lazy.refused_in_host_function("cuMemAlloc"));
+  EXPECT_FALSE(eager.refused_in_host_function("cuMemAlloc"));
+  // The one-argument form reads the mode as the driver does, from CUDA_MODULE_LOADING.
+  ::setenv("CUDA_MODULE_LOADING", "EAGER", 1);
+  EXPECT_FALSE(behaviour_from_profile(profile).blocks_while_host_function_runs("cuMemFree"));
+  ::unsetenv("CUDA_MODULE_LOADING");
+  EXPECT_TRUE(behaviour_from_profile(profile).blocks_while_host_function_runs("cuMemFree"));
+}
+
 TEST(ProfileBehaviour, ABadProfilePathIsOneClearError) {
   ::setenv("GILSAN_PROFILE", "/nonexistent/profile.json", 1);
   try {

@@ -122,7 +122,13 @@ class Probe : public ::testing::Test {
 
   // The probe leaves unmeasured only the cells no recipe can decide on any driver.
   static void expect_only_inherent_cells_unmeasured(const DriverProfile& measured) {
-    EXPECT_EQ(measured.unmeasured, std::vector<std::string>{"while_host_function_runs.cuCtxSynchronize"});
+    // cuCtxSynchronize waits for the held host function by its nature; no libcudart reaches the
+    // simulated driver, so the runtime's cell has no case.
+    EXPECT_EQ(measured.unmeasured,
+              (std::vector<std::string>{"while_host_function_runs.cuCtxSynchronize",
+                                        "eager_call_overrides.while_host_function_runs.cuCtxSynchronize",
+                                        "enqueued_work_while_host_function_runs.lazy.cudaLaunchKernel#first-runtime-kernel",
+                                        "enqueued_work_while_host_function_runs.eager.cudaLaunchKernel#first-runtime-kernel"}));
   }
 
   std::string dir_;
@@ -176,6 +182,13 @@ TEST_F(Probe, AHandEditedProfileRoundTrips) {
     eager["cuKernelGetFunction#first"] = "proceeds";
     eager["cuMemsetD8Async"] = "work-waits";
     eager["cuLaunchKernel#first-module-function"] = "call-blocks";
+    // The EAGER call tables then follow from the edited cells (derived), not from the shipped
+    // profile's measured overrides, which describe the unedited cells.
+    p.erase("eager_call_overrides");
+    auto& unmeasured = p["unmeasured"];
+    for (auto it = unmeasured.begin(); it != unmeasured.end();) {
+      it = it->get<std::string>().starts_with("eager_call_overrides.") ? unmeasured.erase(it) : it + 1;
+    }
   });
   ProbeRun shipped_to_edited = probe({"--diff", GILSAN_SHIPPED_PROFILE, edited});
   EXPECT_EQ(shipped_to_edited.exit_code, 1) << "the edits must change the profile";
@@ -187,6 +200,49 @@ TEST_F(Probe, AHandEditedProfileRoundTrips) {
   expect_only_inherent_cells_unmeasured(measured);
   EXPECT_EQ(measured.topology.enqueue_blocks_at_depth, 8);
   EXPECT_EQ(measured.topology.callback_thread, CallbackThreadScope::PerDevice);
+}
+
+// The call matrices run again under CUDA_MODULE_LOADING=EAGER; the simulated driver applies the
+// profile's eager overrides under EAGER only, so probing it gives them back, and nothing else.
+TEST_F(Probe, EagerCallOverridesRoundTrip) {
+  // The overrides the shipped profile's cells imply (the simulated driver follows the cells of
+  // cuLibraryLoadData and cuKernelGetFunction under EAGER too), and four of its own, each the other
+  // answer of the lazy table's.
+  DriverProfile edit = load_driver_profile(GILSAN_SHIPPED_PROFILE);
+  CallTableOverrides overrides = edit.eager_overrides();
+  for (const char* entry : {"cuMemAlloc", "cuGraphCreate"})
+    overrides.inside_host_function[entry] =
+        edit.inside(entry) == InsideBehaviour::Allowed ? InsideBehaviour::NotPermitted : InsideBehaviour::Allowed;
+  for (const char* entry : {"cuMemFree", "cuStreamCreate"})
+    overrides.while_host_function_runs[entry] =
+        edit.outside(entry) == OutsideBehaviour::Blocks ? OutsideBehaviour::Returns : OutsideBehaviour::Blocks;
+  edit.eager_call_overrides = overrides;
+  const std::string edited = path("eager.json");
+  write_file(edited, to_json(edit));
+  ProbeRun shipped_to_edited = probe({"--diff", GILSAN_SHIPPED_PROFILE, edited});
+  EXPECT_EQ(shipped_to_edited.exit_code, 1);
+  EXPECT_NE(shipped_to_edited.out.find("eager_call_overrides.while_host_function_runs.cuMemFree: (as lazy) -> "),
+            std::string::npos)
+      << shipped_to_edited.out;
+  const DriverProfile expected = load_driver_profile(edited);
+  const DriverProfile measured = probe_profile(edited);
+  EXPECT_TRUE(measured.same_behaviour(expected));
+  EXPECT_EQ(measured.eager_call_overrides, expected.eager_call_overrides);
+  EXPECT_EQ(measured.inside_host_function, expected.inside_host_function);
+  EXPECT_EQ(measured.while_host_function_runs, expected.while_host_function_runs);
+  expect_only_inherent_cells_unmeasured(measured);
+  ProbeRun diff = probe({"--diff", edited, path("measured.json")});
+  EXPECT_EQ(diff.out, "");
+  // The report's EAGER section has a row for each recipe whose verdict differs, and only those.
+  const std::size_t section = markdown_.find("## Entry points under CUDA_MODULE_LOADING=EAGER");
+  ASSERT_NE(section, std::string::npos) << markdown_;
+  const std::string eager_part = markdown_.substr(section, markdown_.find("\n## ", section + 1) - section);
+  const std::size_t row = eager_part.find("\n| cuMemFree | ");
+  ASSERT_NE(row, std::string::npos) << eager_part;
+  const std::string line = eager_part.substr(row + 1, eager_part.find('\n', row + 1) - row - 1);
+  const std::string eager_free = expected.outside("cuMemFree") == OutsideBehaviour::Blocks ? "-> returns" : "-> blocks";
+  EXPECT_NE(line.find(eager_free), std::string::npos) << line;
+  EXPECT_EQ(eager_part.find("\n| cuMemAllocHost | "), std::string::npos) << eager_part;
 }
 
 TEST_F(Probe, AHangInsideAHostFunctionIsRecordedAndTheProbeCarriesOn) {

@@ -20,6 +20,19 @@ TEST(ProbeOptions, ParsesAProbe) {
     EXPECT_EQ(parse_probe_options({"--held-by", kind}).held_by, kind);
 }
 
+TEST(ProbeOptions, TakesEitherSpellingAndTheRestOfItsFlags) {
+  ProbeOptions o = parse_probe_options({"--output=p.json", "--held-by=graph-host-node", "--cudart", "/x/libcudart.so",
+                                        "--driver=real", "--jobs=1", "--jobs=2"});
+  EXPECT_EQ(o.output, "p.json");
+  EXPECT_EQ(o.held_by, "graph-host-node");
+  EXPECT_EQ(o.cudart, "/x/libcudart.so");
+  EXPECT_EQ(o.driver, DriverRequest::Real);
+  EXPECT_EQ(o.jobs, 2);  // given twice, the last counts
+  EXPECT_FALSE(o.help);
+  EXPECT_TRUE(parse_probe_options({"--driver", "sim", "-h"}).help);
+  EXPECT_TRUE(parse_probe_options({"--help"}).help);
+}
+
 TEST(ProbeOptions, ParsesADiff) {
   ProbeOptions o = parse_probe_options({"--diff", "a.json", "b.json"});
   ASSERT_TRUE(o.diff.has_value());
@@ -40,7 +53,11 @@ TEST(ProbeOptions, RejectsBadInputWithOneLine) {
   EXPECT_EQ(message({"--diff", "a.json"}), "--diff needs two profile files");
   EXPECT_EQ(message({"--diff", "a", "b", "-o", "c"}), "--diff takes no other option");
   EXPECT_EQ(message({"--jobs", "0"}), "--jobs expects an integer from 1 to 256, not '0'");
-  EXPECT_EQ(message({"--frobnicate"}), "unknown argument '--frobnicate'");
+  EXPECT_EQ(message({"--frobnicate"}), "unknown option '--frobnicate'");
+  EXPECT_EQ(message({"--jobs=2", "stray"}), "unexpected argument 'stray'");
+  EXPECT_EQ(message({"--jobs"}), "--jobs needs a number");
+  EXPECT_EQ(message({"-o"}), "-o needs a file name");
+  EXPECT_EQ(message({"--enqueue-limit", "2097152"}), "--enqueue-limit expects an integer from 1 to 1048576, not '2097152'");
   EXPECT_EQ(message({"--held-by", "callback"}),
             "--held-by expects launch-host-func, stream-add-callback or graph-host-node, not 'callback'");
   EXPECT_EQ(message({"--diff", "a", "b", "--held-by", "graph-host-node"}), "--diff takes no other option");

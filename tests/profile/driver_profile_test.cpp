@@ -23,7 +23,8 @@ std::string shipped() { return read_file(GILSAN_DEFAULT_PROFILE_PATH); }
 // literal), or the whole line removed when `value` is empty; whatever the shipped value is.
 std::string with_entry(const std::string& section, const std::string& entry, const std::string& value) {
   std::string text = shipped();
-  std::size_t at = text.find("\"" + entry + "\":", text.find("\"" + section + "\""));
+  // The top-level table (two spaces in), not a table of the same name inside eager_call_overrides.
+  std::size_t at = text.find("\"" + entry + "\":", text.find("\n  \"" + section + "\""));
   EXPECT_NE(std::string::npos, at) << section << "." << entry;
   if (at == std::string::npos) return text;
   std::size_t line_begin = text.rfind('\n', at) + 1;
@@ -143,7 +144,8 @@ TEST(DriverProfileErrors, MissingEntryPointIsNamed) {
   std::string text = with_entry("inside_host_function", "cuGraphUpload", "");
   std::string error = error_for(text);
   EXPECT_NE(std::string::npos, error.find("missing entry point 'cuGraphUpload' in inside_host_function")) << error;
-  EXPECT_TRUE(error.starts_with("test.json:" + std::to_string(line_of(text, "\"inside_host_function\"")) + ":"))
+  // The top-level table's line (two spaces in), not that of eager_call_overrides' table of the same name.
+  EXPECT_TRUE(error.starts_with("test.json:" + std::to_string(line_of(text, "  \"inside_host_function\": {\n    \"")) + ":"))
       << error;
 }
 

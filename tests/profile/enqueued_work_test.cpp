@@ -34,8 +34,9 @@ TEST(EnqueuedWork, VersionOneProfileTakesEachCellFromItsCall) {
     for (const EnqueuedWorkCell& cell : enqueued_work_cells()) {
       // The H200's topology serializes host functions across streams: one on another stream waits.
       const WorkBehaviour returned = cell.work_is_host_function ? WorkBehaviour::WorkWaits : WorkBehaviour::Proceeds;
-      const WorkBehaviour expected =
-          v1.outside(cell.entry_point) == OutsideBehaviour::Blocks ? WorkBehaviour::CallBlocks : returned;
+      // A runtime call has no row in the driver's call table: nothing says it blocks.
+      const bool blocks = !cell.runtime_call && v1.outside(cell.entry_point) == OutsideBehaviour::Blocks;
+      const WorkBehaviour expected = blocks ? WorkBehaviour::CallBlocks : returned;
       EXPECT_EQ(expected, v1.work(mode, cell.name)) << to_string(mode) << " " << cell.name;
       const std::string listed = std::string(kWorkKey) + "." + to_string(mode) + "." + cell.name;
       EXPECT_NE(v1.unmeasured.end(), std::find(v1.unmeasured.begin(), v1.unmeasured.end(), listed)) << listed;
@@ -101,6 +102,29 @@ TEST(EnqueuedWorkErrors, UnknownCellAndModeAreNamed) {
   EXPECT_EQ("test.json:" + std::to_string(line_of(mode, "eagre")) + ": unknown loading mode 'eagre' in " + kWorkKey +
                 " (lazy, eager)",
             error_for(mode));
+}
+
+// The runtime's cell came after the first /2 profiles: one that lacks it gets the /1 reading of it
+// (the runtime call is in no call table, so it proceeds) and lists it as unmeasured; one that has it
+// keeps its value.
+TEST(EnqueuedWork, AProfileWithoutTheRuntimeCellDerivesIt) {
+  const char* const kRuntimeCell = "cudaLaunchKernel#first-runtime-kernel";
+  DriverProfile profile = lazy_first_launch_waits();
+  profile.enqueued_work[ModuleLoading::Eager][kRuntimeCell] = WorkBehaviour::CallBlocks;
+  std::string text = to_json(profile);
+  const DriverProfile kept = parse_driver_profile(text, "kept.json");
+  EXPECT_EQ(kept.work(ModuleLoading::Eager, kRuntimeCell), WorkBehaviour::CallBlocks);
+  EXPECT_TRUE(kept.unmeasured.empty());
+  const std::size_t at = text.find(std::string("      \"") + kRuntimeCell);
+  ASSERT_NE(at, std::string::npos);
+  text.erase(at, text.find('\n', at) + 1 - at);
+  text.erase(text.rfind(',', at), 1);  // the cell was its mode's last: the line before it ends the object now
+  const DriverProfile derived = parse_driver_profile(text, "derived.json");
+  EXPECT_EQ(derived.work(ModuleLoading::Eager, kRuntimeCell), WorkBehaviour::Proceeds);
+  EXPECT_EQ(derived.work(ModuleLoading::Lazy, kRuntimeCell), kept.work(ModuleLoading::Lazy, kRuntimeCell));
+  EXPECT_EQ(derived.unmeasured, std::vector<std::string>{std::string(kWorkKey) + ".eager." + kRuntimeCell});
+  // Written again, the derived cell is in the file, and read once more it is listed once.
+  EXPECT_EQ(parse_driver_profile(to_json(derived), "again.json").unmeasured, derived.unmeasured);
 }
 
 TEST(EnqueuedWorkErrors, MissingCellAndMissingTableAreNamed) {

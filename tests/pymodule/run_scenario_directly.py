@@ -68,6 +68,9 @@ def main():
     expect = header["expect"]
     kind, _, detail = expect.partition(":")
     environment = dict(os.environ)
+    if "module_loading" in header:
+        # As `gilsan run` does: the header pins the loading mode the driver reads at cuInit.
+        environment["CUDA_MODULE_LOADING"] = header["module_loading"].upper()
     if kind == "crash" and "ASAN_OPTIONS" in environment:
         # As `gilsan run` does: a preloaded ASan runtime would turn the expected signal into "exit 1".
         environment["ASAN_OPTIONS"] = ("handle_segv=0:handle_sigbus=0:handle_sigfpe=0:handle_abort=0:"

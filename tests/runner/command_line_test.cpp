@@ -7,19 +7,10 @@
 #include <fstream>
 #include <vector>
 
+#include "tests/runner/parse_command_line_for_test.h"
+
 namespace gilsan {
 namespace {
-
-Command parse(std::vector<std::string_view> arguments) { return parse_command_line(arguments); }
-
-std::string usage_error(std::vector<std::string_view> arguments) {
-  try {
-    parse(arguments);
-  } catch (const UsageError& error) {
-    return error.what();
-  }
-  return "";
-}
 
 class CommandLine : public ::testing::Test {
  protected:

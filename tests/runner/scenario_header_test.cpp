@@ -52,6 +52,20 @@ TEST(ScenarioHeader, DefaultsToBothDriversNoTimeoutNoNeeds) {
   EXPECT_TRUE(header.description.empty());
 }
 
+TEST(ScenarioHeader, ModuleLoadingPinsTheLoadingModeOrIsLeftToTheEnvironment) {
+  EXPECT_EQ(parse_scenario_header("# gilsan: expect = pass\n# gilsan: module_loading = eager\n", "s.py").module_loading,
+            ModuleLoading::Eager);
+  EXPECT_EQ(parse_scenario_header("# gilsan: expect = pass\n# gilsan: module_loading = lazy\n", "s.py").module_loading,
+            ModuleLoading::Lazy);
+  EXPECT_FALSE(parse_scenario_header("# gilsan: expect = pass\n", "s.py").module_loading.has_value());
+}
+
+TEST(ScenarioHeader, AnUnknownModuleLoadingIsAnErrorNamingItsLine) {
+  // The driver's own spelling is upper case; the header's values are the profile's mode names.
+  EXPECT_EQ(error_of("# gilsan: expect = pass\n# gilsan: timeout = 3\n# gilsan: module_loading = EAGER\n"),
+            "s.py:3: module_loading must be eager or lazy (the child's CUDA_MODULE_LOADING), not 'EAGER'");
+}
+
 TEST(ScenarioHeader, AcceptsWindowsLineEndings) {
   const ScenarioHeader header =
       parse_scenario_header("# gilsan: expect = timeout\r\n# gilsan: timeout = 3\r\nx = 1\r\n", "s.py");
@@ -70,7 +84,7 @@ TEST(ScenarioHeader, MissingExpectIsAnErrorOnLineOne) {
 
 TEST(ScenarioHeader, UnknownKeyNamesTheKnownOnes) {
   EXPECT_EQ(error_of("# gilsan: expect = pass\n# gilsan: expext = pass\n"),
-            "s.py:2: unknown key 'expext' (known keys: expect, drivers, timeout, needs, description, suppressions, implementations, capabilities, expect.IMPL)");
+            "s.py:2: unknown key 'expext' (known keys: expect, drivers, timeout, needs, description, suppressions, implementations, capabilities, module_loading, expect.IMPL)");
 }
 
 TEST(ScenarioHeader, DuplicateKeyNamesTheFirstLine) {
@@ -88,7 +102,7 @@ TEST(ScenarioHeader, EmptyValue) {
 
 TEST(ScenarioHeader, EmptyKey) {
   EXPECT_EQ(error_of("# gilsan: = pass\n"),
-            "s.py:1: unknown key '' (known keys: expect, drivers, timeout, needs, description, suppressions, implementations, capabilities, expect.IMPL)");
+            "s.py:1: unknown key '' (known keys: expect, drivers, timeout, needs, description, suppressions, implementations, capabilities, module_loading, expect.IMPL)");
 }
 
 TEST(ScenarioHeader, AnEntryWithoutItsColonIsAnErrorNotAComment) {

@@ -45,6 +45,17 @@ STORE_KERNEL_NAME = b"gilsan_fill_u32"
 UNMAPPED_ADDRESS = 0x8  # the first page is never mapped on the device
 
 
+class _HostNodeParams(ctypes.Structure):
+    """CUDA_HOST_NODE_PARAMS: the function and its argument."""
+    _fields_ = [("fn", ctypes.c_void_p), ("userData", ctypes.c_void_p)]
+
+
+def _native_no_op():
+    """libc's free, called with NULL by the driver: a native host function that needs no GIL, so when it
+    waits for a running Python host function nothing but the driver can be holding it back."""
+    return ctypes.cast(ctypes.CDLL(None).free, ctypes.c_void_p)
+
+
 def napping_host_function(seconds=0.3):
     """A Python host function that says it started, then sleeps with the GIL released: while it runs,
     the program's main thread can take the GIL and make a driver call that the driver holds back until
@@ -182,6 +193,29 @@ class Driver:
 
     def unload_library(self, library):
         self._call("cuLibraryUnload", ctypes.c_void_p(library))
+
+    # --- native host functions on streams of the program's own ---
+    def launch_native_host_function(self, stream_handle):
+        """Enqueues the native no-op (free(NULL)) as a host function on the stream."""
+        self._call("cuLaunchHostFunc", ctypes.c_void_p(stream_handle), _native_no_op(), None)
+
+    def native_host_node_graph(self):
+        """An executable graph of one host node running the native no-op. Returns (graph, executable)."""
+        graph = ctypes.c_void_p()
+        self._call("cuGraphCreate", ctypes.byref(graph), 0)
+        params = _HostNodeParams(_native_no_op().value, None)
+        node = ctypes.c_void_p()
+        self._call("cuGraphAddHostNode", ctypes.byref(node), graph, None, ctypes.c_size_t(0), ctypes.byref(params))
+        executable = ctypes.c_void_p()
+        self._call("cuGraphInstantiateWithFlags", ctypes.byref(executable), graph, ctypes.c_ulonglong(0))
+        return graph.value, executable.value
+
+    def launch_graph(self, executable, stream_handle):
+        self._call("cuGraphLaunch", ctypes.c_void_p(executable), ctypes.c_void_p(stream_handle))
+
+    def destroy_graph(self, graph, executable):
+        self._call("cuGraphExecDestroy", ctypes.c_void_p(executable))
+        self._call("cuGraphDestroy", ctypes.c_void_p(graph))
 
     # --- contexts and streams of the program's own ---
     def new_context(self, device=0):

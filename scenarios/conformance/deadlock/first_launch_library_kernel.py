@@ -2,16 +2,17 @@
 # gilsan: implementations = any
 # gilsan: capabilities = stream-launch
 # gilsan: timeout = 30
+# gilsan: module_loading = lazy
 # gilsan: description = first launch of a library's kernel passed as the function and its completion, GIL held, while a Python host function runs
 """The first use of a kernel in a context, made and waited for with the GIL held while a Python host
-function runs. The driver reads CUDA_MODULE_LOADING once, before the scenario's code runs, so the
-mode is the run's environment: unset or LAZY (the default since CUDA 12.2) makes the profile's cell
-enqueued_work_while_host_function_runs.lazy.cuLaunchKernel#first-library-kernel decide,
-and `CUDA_MODULE_LOADING=EAGER gilsan run ...` the eager one. On the H200 (driver 580.159.04) the lazy
-cell is call-blocks: the launch waits for the host function, which needs the GIL to end, so the run is a
-gil-driver-inversion (the expectation here: the default mode). Under EAGER the cell is proceeds, the run
-completes, and the sanitizer reports the GIL-held synchronize instead. A program that warms its kernels first (warmed_up_first_kernel_use.py), loads eagerly,
-or releases the GIL around the launch and its synchronize cannot hang here.
+function runs, under lazy loading (CUDA_MODULE_LOADING=LAZY, the default since CUDA 12.2; the header
+pins it, since the driver reads it once, at cuInit). The profile's cell
+enqueued_work_while_host_function_runs.lazy.cuLaunchKernel#first-library-kernel decides: on the H200
+(driver 580.159.04) it is call-blocks, the launch waits for the host function, which needs the GIL to
+end, so the run is a gil-driver-inversion. The same program under EAGER completes
+(first_launch_library_kernel_eager.py). A program that warms its kernels first
+(warmed_up_first_kernel_use.py), loads eagerly, or releases the GIL around the launch and its
+synchronize cannot hang here.
 """
 import gilsan_impl
 from gilsan_impl.program import Driver, napping_host_function

@@ -2,11 +2,13 @@
 # gilsan: implementations = any
 # gilsan: capabilities = stream-launch
 # gilsan: timeout = 30
+# gilsan: module_loading = lazy
 # gilsan: description = first launch of a module's function and its completion, GIL held, while a Python host function runs
 """The twin of first_launch_library_kernel.py on the module path: the function comes from
 cuModuleLoadData + cuModuleGetFunction, and the profile's cell
-enqueued_work_while_host_function_runs.MODE.cuLaunchKernel#first-module-function decides the outcome
-the same way (MODE: lazy unless the run's environment has CUDA_MODULE_LOADING=EAGER).
+enqueued_work_while_host_function_runs.lazy.cuLaunchKernel#first-module-function decides the outcome
+the same way. On the H200 it is proceeds in both modes (a module is loaded whole by cuModuleLoadData):
+the run completes, and the sanitizer reports the GIL-held synchronize.
 """
 import gilsan_impl
 from gilsan_impl.program import Driver, napping_host_function

@@ -2,11 +2,12 @@
 # gilsan: implementations = any
 # gilsan: capabilities = stream-launch
 # gilsan: timeout = 3
+# gilsan: module_loading = lazy
 # gilsan: description = the first use of a lazily loaded kernel, holding the GIL, while a Python host function runs
 """GIL-held first kernel use while a Python host function runs: with a library (cuLibraryLoadData) the
 driver loads each kernel on its first use, and cuKernelGetFunction, which does it, is held back while a
-host function runs (profile: while_host_function_runs.cuKernelGetFunction = blocks, measured on the
-H200). The program's first launch of a kernel needs that function; doing it with the GIL held while a
+host function runs under lazy loading (profile: enqueued_work_while_host_function_runs.lazy.
+cuKernelGetFunction#first = call-blocks, measured on the H200; the header pins the mode). The program's first launch of a kernel needs that function; doing it with the GIL held while a
 Python host function naps hangs both.
 
 Why it matters: lazy loading (CUDA_MODULE_LOADING=LAZY, the default since CUDA 12.2) moves module loading

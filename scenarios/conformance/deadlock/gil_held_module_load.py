@@ -2,10 +2,12 @@
 # gilsan: implementations = any
 # gilsan: capabilities = stream-launch
 # gilsan: timeout = 3
+# gilsan: module_loading = lazy
 # gilsan: description = the program loads (JIT-compiles) a module holding the GIL while a Python host function runs
 """GIL-held cuModuleLoadData while a Python host function runs: loading a module (here PTX, compiled by
 the driver) is held back while a host function of the context runs (profile:
-while_host_function_runs.cuModuleLoadData = blocks, measured on the H200). The host function naps with
+enqueued_work_while_host_function_runs.lazy.cuModuleLoadData = call-blocks, measured on the H200; the
+same under EAGER: gil_held_module_load_eager.py). The host function naps with
 the GIL released; the main thread loads a module keeping the GIL; the host function cannot return.
 
 Why it matters: JIT compilers (numba, CuPy's RawKernel, Triton) load modules on first call, from Python,

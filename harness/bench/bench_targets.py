@@ -1,0 +1,50 @@
+"""The issue's targets as same-run comparisons of `gilsan bench`'s figures (issue 16, "Targets").
+
+Every value is made of two medians of the same run, or one median against an absolute bound; `met` is
+left out where a figure is missing (its row says why)."""
+
+
+def ratio(figures, name, numerator, denominator, target):
+    """figures: {id: {"median_us": ...}} of rows and latencies ("ID-p50", "ID-p99")."""
+    top, bottom = figures.get(numerator) or {}, figures.get(denominator) or {}
+    item = {"name": name, "numerator": numerator, "denominator": denominator, "target": target, "value": None}
+    if "median_us" in top and "median_us" in bottom and bottom["median_us"] > 0:
+        item["value"] = top["median_us"] / bottom["median_us"]
+        if target is not None:
+            item["met"] = item["value"] <= target
+    return item
+
+
+def absolute(figures, name, figure_id, target, scale=1.0):
+    """A median against a bound, both in the figure's microseconds divided by `scale`."""
+    value = (figures.get(figure_id) or {}).get("median_us")
+    item = {"name": name, "numerator": figure_id, "denominator": None, "target": target,
+            "value": None if value is None else value / scale}
+    if item["value"] is not None and target is not None:
+        item["met"] = item["value"] <= target
+    return item
+
+
+def all_targets(figures, quiet_ms):
+    """`quiet_ms`: the watchdog's quiet period the detection runs had (None when they did not run)."""
+    items = [
+        absolute(figures, "reference/python-held in us (target at most 2.5)", "reference/python-held", 2.5),
+        ratio(figures, "Python vs native, held drain", "reference/python-held", "reference/native-held", 2.0),
+        ratio(figures, "Python loop vs CuPy", "reference/python-loop", "cupy/python-loop", 0.4),
+        ratio(figures, "native vs raw driver", "reference/native-loop", "raw/native-loop", 1.05),
+    ]
+    for workload, target in (("native-loop", 1.10), ("native-held", 1.10), ("python-loop", 1.25), ("python-held", 1.25)):
+        items.append(ratio(figures, f"sanitizer in-process on vs off, {workload}", f"sanitizer-on/{workload}",
+                           f"sanitizer-off/{workload}", target))
+    for workload in ("native-loop", "python-loop"):
+        # CUPTI's floor is measured in the same run: the injected library's target is to cost no more.
+        floor = ratio(figures, "", f"cupti-floor/{workload}", f"not-injected/{workload}", None)["value"]
+        items.append(ratio(figures, f"injected vs not, {workload} (target: CUPTI's empty callback, same run)",
+                           f"injected/{workload}", f"not-injected/{workload}", floor))
+    for kind in ("native", "python"):
+        for quantile in ("p50", "p99"):
+            items.append(ratio(figures, f"start latency {quantile} after device work, {kind}, gilsan vs raw driver",
+                               f"reference/start-{kind}-{quantile}", f"raw/start-{kind}-{quantile}", 1.10))
+    items.append(absolute(figures, "detection p99 in ms (target: quiet period + 200 ms)", "detection/gil-inversion-p99",
+                          None if quiet_ms is None else quiet_ms + 200.0, scale=1000.0))
+    return items
