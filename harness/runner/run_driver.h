@@ -43,7 +43,7 @@ class DriverFolder {
   std::vector<std::pair<std::string, std::string>> child_environment() const;
 
  private:
-  const RunDriver& driver_;
+  const RunDriver driver_;  // a copy: a caller may build the folder from a temporary (gilsan bench does)
   std::string folder_;  // "" when no folder was needed
   std::string linked_library_;
 };
