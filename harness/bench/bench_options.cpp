@@ -81,7 +81,20 @@ std::string bench_usage_text() {
          "       gilsan bench --from-json FILE [--markdown FILE] [--svg FILE]   (an earlier run, re-rendered)\n"
          "Measures the drained cost per host function of gilsan.host_launch, the raw driver and the installed\n"
          "peers (reference, cupy, cuda-core, cuda-bindings, numba-cuda) in interleaved rounds, with medians,\n"
-         "spreads and same-run ratios; writes JSON, a Markdown section and an SVG (docs/performance.md).\n";
+         "spreads and same-run ratios; writes JSON, a Markdown section and an SVG (docs/performance.md).\n"
+         "\n"
+         "  --driver       real (a GPU) or sim (the simulated driver); default: real if usable, else sim\n"
+         "  --impl         the peers to measure beside gilsan and the raw driver (comma-separated, repeatable);\n"
+         "                 default: every one installed\n"
+         "  --quick        few callbacks and rounds: checks that every row runs, not a measurement\n"
+         "  --python-env   a virtualenv whose site-packages hold the peers (same Python version as gilsan's)\n"
+         "  --json         write the results (schema gilsan-bench/1): the header, rows, curves and ratios\n"
+         "  --markdown     write the results as the Markdown of docs/performance.md\n"
+         "  --svg          write the picture: cost per callback by implementation and the scaling curves\n"
+         "  --from-json    render an earlier run's JSON again instead of measuring\n"
+         "\n"
+         "exit codes: 0 measured (a missed target is in the results, not an error), 1 the measuring could\n"
+         "            not start or did not finish, 2 usage or input error\n";
 }
 
 }  // namespace gilsan::bench

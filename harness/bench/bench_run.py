@@ -67,7 +67,7 @@ def failure(error):
 def sizes(quick):
     """How much each figure measures: --quick is CI's smoke test (seconds), the default the issue's."""
     return {"count": 500 if quick else 20000, "rounds": 3 if quick else 5,
-            "start_samples": 20 if quick else 200, "detection_runs": 2 if quick else 8}
+            "start_samples": 20 if quick else 1000, "detection_runs": 2 if quick else 8}
 
 
 def child_specs(implementations, raw, size):

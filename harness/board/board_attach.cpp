@@ -160,13 +160,12 @@ ThreadSlot* slot_for_thread(Board& board, int tid) {
 }
 
 ThreadSlot* my_slot() {
-  if (t_slot != nullptr) {
-    // After a fork the thread-local survives in the child, but the copy is off by then.
-    return attached_board() != nullptr ? t_slot : nullptr;
-  }
+  // The board first: with no board (a program outside gilsan run) every observation ends on this one
+  // load, before the thread-local (a call into the TLS resolver from a shared library). After a fork
+  // the thread-local survives in the child, but the board is off there by then.
   Board* mapped = board();
   if (mapped == nullptr) return nullptr;
-  t_slot = slot_for_thread(*mapped, current_tid());
+  if (t_slot == nullptr) t_slot = slot_for_thread(*mapped, current_tid());
   return t_slot;
 }
 

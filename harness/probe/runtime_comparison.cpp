@@ -1,13 +1,11 @@
 #include "harness/probe/runtime_comparison.h"
 
-#include <dlfcn.h>
-
 #include <condition_variable>
 #include <mutex>
 
 #include "harness/probe/case_outcome.h"
+#include "harness/probe/cudart_library.h"
 #include "harness/probe/probe_fixture.h"
-#include "harness/profile/entry_point_resolver.h"
 
 namespace gilsan::probe {
 namespace {
@@ -35,18 +33,8 @@ struct Runtime {
 constexpr unsigned kRtStreamNonBlocking = 0x01;
 
 Runtime load_runtime(const std::string& library) {
-  std::vector<std::string> candidates = library.empty() ? default_runtime_libraries() : std::vector<std::string>{library};
-  std::string tried;
-  for (const std::string& path : candidates) {
-    // Never closed: the runtime keeps threads of its own.
-    void* handle = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
-    if (handle == nullptr) {
-      tried += (tried.empty() ? "" : ", ") + path;
-      continue;
-    }
-    Runtime rt;
-    rt.path = path;
-    EntryPointResolver resolver([handle](const char* symbol) { return dlsym(handle, symbol); });
+  Runtime rt;
+  rt.path = load_cudart(library, [&rt](EntryPointResolver& resolver) {
     resolver.resolve("cudaGetErrorName", rt.get_error_name);
     resolver.resolve("cudaSetDevice", rt.set_device);
     resolver.resolve("cudaStreamCreateWithFlags", rt.stream_create_with_flags);
@@ -54,11 +42,8 @@ Runtime load_runtime(const std::string& library) {
     resolver.resolve("cudaStreamSynchronize", rt.stream_synchronize);
     resolver.resolve("cudaStreamQuery", rt.stream_query);
     resolver.resolve("cudaMalloc", rt.malloc);
-    if (!resolver.missing().empty())
-      throw SetupFailure("dlsym " + resolver.missing_list() + " in " + path, CUDA_ERROR_NOT_FOUND, "no-symbol");
-    return rt;
-  }
-  throw SetupFailure("dlopen libcudart (tried " + tried + ")", CUDA_ERROR_NOT_FOUND, "no-runtime");
+  });
+  return rt;
 }
 
 struct RuntimeCall {
@@ -121,13 +106,6 @@ const std::vector<RuntimeIntent>& runtime_intents() {
       {"malloc", "allocate 1 MiB of device memory", "cudaMalloc(1 MiB)", "cuMemAlloc"},
   };
   return intents;
-}
-
-const std::vector<std::string>& default_runtime_libraries() {
-  static const std::vector<std::string> libraries = {"libcudart.so.13", "libcudart.so.12",
-                                                     "/usr/local/cuda/lib64/libcudart.so.13",
-                                                     "/usr/local/cuda/lib64/libcudart.so.12"};
-  return libraries;
 }
 
 void run_runtime_case(const std::string& intent_id, const std::string& library, const ProbeTimeouts& timeouts,

@@ -27,11 +27,8 @@ struct RuntimeIntent {
 };
 const std::vector<RuntimeIntent>& runtime_intents();
 
-// Where the child looks for libcudart when --cudart does not say.
-const std::vector<std::string>& default_runtime_libraries();
-
-// Child side: one intent through the runtime named by `library` ("" = the defaults). Throws
-// SetupFailure when no runtime loads or it has no device.
+// Child side: one intent through the runtime named by `library` ("" = default_runtime_libraries(),
+// cudart_library.h). Throws SetupFailure when no runtime loads or it has no device.
 void run_runtime_case(const std::string& intent_id, const std::string& library, const ProbeTimeouts& timeouts,
                       const CaseReporter& reporter);
 

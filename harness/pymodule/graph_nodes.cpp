@@ -141,7 +141,8 @@ PyObject* add_host_node(GraphObject* graph, PyObject* dependencies_tuple, PyObje
   PyRef rest(PyTuple_GetSlice(args, 1, PyTuple_GET_SIZE(args)));
   if (!rest) return nullptr;
   HostFunctionArgument fn;
-  if (!parse_host_function(who, PyTuple_GET_ITEM(args, 0), rest.get(), kwargs, fn)) return nullptr;
+  if (!parse_host_function(who, PyTuple_GET_ITEM(args, 0), TrailingArguments::from_tuple_and_dict(rest.get(), kwargs), fn))
+    return nullptr;
   const DriverTable* table = table_or_raise();
   if (table == nullptr) return nullptr;
 

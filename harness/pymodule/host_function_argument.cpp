@@ -73,11 +73,11 @@ bool parse_address(PyObject* object, void*& address) {
   return true;
 }
 
-bool parse_user_data(const char* who, PyObject* ctypes, PyObject* user_data, HostFunctionArgument& out) {
+bool parse_user_data(const char* who, PyObject* user_data, HostFunctionArgument& out) {
   if (user_data == nullptr || user_data == Py_None) return true;
   if (is_int(user_data)) return parse_address(user_data, out.user_data);
-  if (ctypes != nullptr) {
-    PyRef void_pointer(PyObject_GetAttrString(ctypes, "c_void_p"));
+  if (PyRef ctypes = imported_ctypes()) {
+    PyRef void_pointer(PyObject_GetAttrString(ctypes.get(), "c_void_p"));
     if (!void_pointer) return false;
     const int is_pointer = PyObject_IsInstance(user_data, void_pointer.get());
     if (is_pointer < 0) return false;
@@ -107,66 +107,64 @@ bool parse_user_data(const char* who, PyObject* ctypes, PyObject* user_data, Hos
   return false;
 }
 
-bool parse_native(const char* who, PyObject* ctypes, PyObject* args, PyObject* kwargs, HostFunctionArgument& out) {
-  if (PyTuple_GET_SIZE(args) != 0) {
+bool parse_native(const char* who, const TrailingArguments& rest, HostFunctionArgument& out) {
+  if (rest.positional_count() != 0) {
     PyErr_Format(PyExc_TypeError,
                  "%s: a native CUhostFn gets only user_data=, not positional arguments (%zd given)", who,
-                 PyTuple_GET_SIZE(args));
+                 rest.positional_count());
     return false;
   }
-  PyObject* user_data = nullptr;
-  if (kwargs != nullptr) {
-    user_data = PyDict_GetItemString(kwargs, "user_data");
-    const Py_ssize_t others = PyDict_GET_SIZE(kwargs) - (user_data != nullptr ? 1 : 0);
-    if (others != 0) {
-      PyErr_Format(PyExc_TypeError, "%s: a native CUhostFn gets only user_data=, not other keyword arguments", who);
-      return false;
-    }
+  PyObject* user_data = rest.keyword("user_data");
+  if (rest.keyword_count() - (user_data != nullptr ? 1 : 0) != 0) {
+    PyErr_Format(PyExc_TypeError, "%s: a native CUhostFn gets only user_data=, not other keyword arguments", who);
+    return false;
   }
   if (out.function == nullptr) {
     PyErr_Format(PyExc_ValueError, "%s: the native host function address is null", who);
     return false;
   }
   out.native = true;
-  return parse_user_data(who, ctypes, user_data, out);
+  return parse_user_data(who, user_data, out);
 }
+
+// A Python function, bound method or builtin: callable, and never a ctypes function pointer, so the
+// ctypes test (two attribute lookups) is skipped for the callables host_launch is given most.
+bool plainly_python_callable(PyObject* fn) { return PyFunction_Check(fn) || PyMethod_Check(fn) || PyCFunction_Check(fn); }
 
 }  // namespace
 
-bool parse_host_function(const char* who, PyObject* fn, PyObject* args, PyObject* kwargs, HostFunctionArgument& out) {
-  PyRef ctypes = imported_ctypes();
-  // An int address first: no int is a ctypes function pointer, and the isinstance test below (an
-  // attribute lookup on ctypes each call) was a measurable part of a native host_launch.
+bool parse_host_function(const char* who, PyObject* fn, const TrailingArguments& rest, HostFunctionArgument& out) {
+  // An int address first: no int is a ctypes function pointer.
   if (is_int(fn)) {
     void* address = nullptr;
     if (!parse_address(fn, address)) return false;
     out.function = reinterpret_cast<CUhostFn>(address);
-    return parse_native(who, ctypes.get(), args, kwargs, out);
+    return parse_native(who, rest, out);
   }
-  if (ctypes) {
-    const int is_pointer = is_ctypes_function_pointer(ctypes.get(), fn);
-    if (is_pointer < 0) return false;
-    if (is_pointer == 1) {
-      if (!check_host_fn_prototype(who, ctypes.get(), fn) || !ctypes_function_address(who, fn, out.function))
-        return false;
-      out.object = fn;
-      return parse_native(who, ctypes.get(), args, kwargs, out);
+  if (!plainly_python_callable(fn)) {
+    if (PyRef ctypes = imported_ctypes()) {
+      const int is_pointer = is_ctypes_function_pointer(ctypes.get(), fn);
+      if (is_pointer < 0) return false;
+      if (is_pointer == 1) {
+        if (!check_host_fn_prototype(who, ctypes.get(), fn) || !ctypes_function_address(who, fn, out.function))
+          return false;
+        out.object = fn;
+        return parse_native(who, rest, out);
+      }
+    }
+    if (!PyCallable_Check(fn)) {
+      PyErr_Format(PyExc_TypeError,
+                   "%s: fn must be callable, a ctypes CFUNCTYPE(None, c_void_p) function pointer or an int address "
+                   "of a CUhostFn, not '%s'",
+                   who, Py_TYPE(fn)->tp_name);
+      return false;
     }
   }
-  if (!PyCallable_Check(fn)) {
-    PyErr_Format(PyExc_TypeError,
-                 "%s: fn must be callable, a ctypes CFUNCTYPE(None, c_void_p) function pointer or an int address "
-                 "of a CUhostFn, not '%s'",
-                 who, Py_TYPE(fn)->tp_name);
-    return false;
-  }
   out.object = fn;
-  out.args = Py_NewRef(args);
-  if (kwargs != nullptr) {
-    out.kwargs = PyDict_Copy(kwargs);
-    if (out.kwargs == nullptr) return false;
-  }
-  return true;
+  out.args = rest.new_positional_tuple();
+  if (out.args == nullptr) return false;
+  out.kwargs = rest.new_keyword_dict();
+  return out.kwargs != nullptr || PyErr_Occurred() == nullptr;
 }
 
 }  // namespace gilsan::pymodule

@@ -12,6 +12,8 @@
 #include <cstdlib>
 #include <memory>
 
+#include "harness/pymodule/trailing_arguments.h"
+
 namespace gilsan::pymodule {
 
 struct FreeDeleter {
@@ -39,8 +41,8 @@ struct HostFunctionArgument {
   bool needs_keep_alive() const { return native && (object != nullptr || user_data_copy != nullptr); }
 };
 
-// GIL held. `args` holds what follows fn in the call, `kwargs` the keyword arguments (or null).
-// False with TypeError / ValueError set (naming `who`) for a bad fn or arguments that do not go with it.
-bool parse_host_function(const char* who, PyObject* fn, PyObject* args, PyObject* kwargs, HostFunctionArgument& out);
+// GIL held. `rest`: what follows fn in the call. False with TypeError / ValueError set (naming `who`)
+// for a bad fn or arguments that do not go with it.
+bool parse_host_function(const char* who, PyObject* fn, const TrailingArguments& rest, HostFunctionArgument& out);
 
 }  // namespace gilsan::pymodule

@@ -135,46 +135,48 @@ bool same_context_or_raise(const StreamObject& stream, CUcontext stream_context,
 // What host_launch learns before it launches, and the launch itself when it needed no Python object.
 struct Prelaunch {
   CUcontext current = nullptr;  // the calling thread's current context; null: not known
-  std::optional<CUresult> capture_query;  // cuStreamIsCapturing's result; unset: not asked (other context)
+  std::optional<CUresult> capture_query;  // cuStreamIsCapturing's result; unset: not asked
   CUstreamCaptureStatus capture = CU_STREAM_CAPTURE_STATUS_NONE;
   std::optional<CUresult> native_launch;  // set when a native function was launched here
 };
 
-// The current context, the capture status and, for a native function that needs nothing kept alive on
-// a stream that is not capturing, its launch: the same driver calls in the same order as one
-// call_driver each, under one release of the GIL instead of three (two round trips of the GIL per
-// native host_launch were most of what it cost above the raw cuLaunchHostFunc). What needs the GIL --
-// a payload, a keep-alive, a capture's graph, raising -- is left to the caller, after.
+// The current context and, for a native function that needs nothing kept alive, its launch; for
+// anything else, the capture status: the same driver calls in the same order as one call_driver
+// each, under one release of the GIL instead of several (two round trips of the GIL per native
+// host_launch were most of what it cost above the raw cuLaunchHostFunc). A native function with
+// nothing to keep alive is launched without asking whether the stream captures: the driver makes it
+// a host node of the capture then, which is all launch_into_capture would do with it. What needs the
+// GIL -- a payload, a keep-alive, a capture's graph, raising -- is left to the caller, after.
 Prelaunch check_then_launch_native(const LaunchTarget& target, const StreamObject& stream, const HostFunctionArgument& fn) {
   Prelaunch out;
   const GilReleased released;
   if (released.call("cuCtxGetCurrent", [&] { return target.table->cuCtxGetCurrent(&out.current); }) != CUDA_SUCCESS)
     out.current = nullptr;
   if (!same_context(stream, target.context, out.current)) return out;
-  out.capture_query = released.call("cuStreamIsCapturing",
-                                    [&] { return target.table->cuStreamIsCapturing(target.stream, &out.capture); });
-  if (fn.native && !fn.needs_keep_alive() && *out.capture_query == CUDA_SUCCESS &&
-      out.capture != CU_STREAM_CAPTURE_STATUS_ACTIVE)
+  if (fn.native && !fn.needs_keep_alive()) {
     out.native_launch = released.call(
         "cuLaunchHostFunc", [&] { return target.table->cuLaunchHostFunc(target.stream, fn.function, fn.user_data); });
+    return out;
+  }
+  out.capture_query = released.call("cuStreamIsCapturing",
+                                    [&] { return target.table->cuStreamIsCapturing(target.stream, &out.capture); });
   return out;
 }
 
 }  // namespace
 
-PyObject* host_launch(PyObject*, PyObject* args, PyObject* kwargs) {
-  if (PyTuple_GET_SIZE(args) < 2) {
+PyObject* host_launch(PyObject*, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  if (nargs < 2) {
     PyErr_Format(PyExc_TypeError, "host_launch(stream, fn, *args, **kwargs) takes at least 2 positional arguments (%zd given)",
-                 PyTuple_GET_SIZE(args));
+                 nargs);
     return nullptr;
   }
   run_deferred_releases();
-  StreamObject* stream = open_stream_or_raise(PyTuple_GET_ITEM(args, 0), kWho);
+  StreamObject* stream = open_stream_or_raise(args[0], kWho);
   if (stream == nullptr) return nullptr;
-  PyRef rest(PyTuple_GetSlice(args, 2, PyTuple_GET_SIZE(args)));
-  if (!rest) return nullptr;
   HostFunctionArgument fn;
-  if (!parse_host_function(kWho, PyTuple_GET_ITEM(args, 1), rest.get(), kwargs, fn)) return nullptr;
+  if (!parse_host_function(kWho, args[1], TrailingArguments::from_vectorcall(args + 2, nargs - 2, kwnames), fn))
+    return nullptr;
 
   LaunchTarget target;
   target.table = table_or_raise();
@@ -184,7 +186,7 @@ PyObject* host_launch(PyObject*, PyObject* args, PyObject* kwargs) {
 
   const Prelaunch checked = check_then_launch_native(target, *stream, fn);
   if (!same_context_or_raise(*stream, target.context, checked.current) ||
-      !check_driver(*checked.capture_query, "cuStreamIsCapturing", target.context))
+      (checked.capture_query && !check_driver(*checked.capture_query, "cuStreamIsCapturing", target.context)))
     return nullptr;
 
   bool launched = false;

@@ -12,6 +12,6 @@
 
 namespace gilsan::pymodule {
 
-PyObject* host_launch(PyObject* module, PyObject* args, PyObject* kwargs);
+PyObject* host_launch(PyObject* module, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames);
 
 }  // namespace gilsan::pymodule

@@ -18,6 +18,7 @@
 #include "harness/pymodule/event_object.h"
 #include "harness/pymodule/graph_object.h"
 #include "harness/pymodule/host_launch.h"
+#include "harness/pymodule/python_stack.h"
 #include "harness/pymodule/interpreter_gate.h"
 #include "harness/pymodule/memory_objects.h"
 #include "harness/pymodule/module_errors.h"
@@ -72,6 +73,7 @@ PyObject* close_at_interpreter_exit(PyObject*, PyObject*) {
   run_deferred_releases();
   close_gate_at_exit();
   run_deferred_releases();
+  forget_python_stacks();
   Py_RETURN_NONE;
 }
 
@@ -79,7 +81,7 @@ PyMethodDef kAtExitMethod = {"_close_at_interpreter_exit", close_at_interpreter_
                              "gilsan's atexit hook: no host function enters Python after this."};
 
 PyMethodDef kModuleMethods[] = {
-    {"host_launch", as_method(host_launch), METH_VARARGS | METH_KEYWORDS,
+    {"host_launch", as_method(host_launch), METH_FASTCALL | METH_KEYWORDS,
      "host_launch(stream, fn, *args, **kwargs): enqueues fn(*args, **kwargs) on the stream. fn may also be a "
      "ctypes CFUNCTYPE(None, c_void_p) pointer or an int address, with user_data=."},
     {"copy_host", as_method(copy_host), METH_VARARGS | METH_KEYWORDS,

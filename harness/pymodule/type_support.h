@@ -8,7 +8,8 @@
 
 namespace gilsan::pymodule {
 
-// A METH_VARARGS | METH_KEYWORDS function in a PyMethodDef slot (which is typed as PyCFunction).
+// A METH_VARARGS | METH_KEYWORDS (or METH_FASTCALL | METH_KEYWORDS) function in a PyMethodDef slot, which
+// is typed as PyCFunction.
 template <typename Function>
 PyCFunction as_method(Function function) {
   return reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(function));

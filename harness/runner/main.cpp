@@ -33,6 +33,9 @@ int main(int argc, char** argv) {
   if (argc >= 2 && std::string_view(argv[1]) == "bench") {
     return bench::run_bench_command(std::vector<std::string>(argv + 2, argv + argc));
   }
+  // As the probe's: the bench's help is its own, with its options.
+  if (argc == 3 && std::string_view(argv[1]) == "help" && std::string_view(argv[2]) == "bench")
+    return bench::run_bench_command({"--help"});
 #endif
   const std::vector<std::string_view> arguments(argv + 1, argv + argc);
   try {

@@ -7,44 +7,19 @@
 #include "harness/probe/probe_case.h"
 #include "harness/probe/profile_assembly.h"
 #include "harness/probe/profile_diff.h"
+#include "tests/probe/profile_fixtures.h"
 
 namespace gilsan::probe {
 namespace {
 
-InsideOutcome inside_returned(int code, const char* name) {
-  InsideOutcome o;
-  o.observation = InsideObservation::Returned;
-  o.code = ResultCode{code, name};
-  o.control = ResultCode{0, "CUDA_SUCCESS"};
-  return o;
-}
-
-OutsideOutcome outside(OutsideObservation observation) {
-  OutsideOutcome o;
-  o.observation = observation;
-  o.code = ResultCode{0, "CUDA_SUCCESS"};
-  o.control = ResultCode{0, "CUDA_SUCCESS"};
-  return o;
-}
+using namespace probe::testing;
 
 // Every recipe allowed inside and returning outside under both modes; the rest left unmeasured.
 ProbeEvidence evidence_in_both_modes() {
   ProbeEvidence e;
-  for (const CallRecipe& recipe : call_recipes()) {
-    e.recipes.push_back({&recipe, inside_returned(0, "CUDA_SUCCESS"), outside(OutsideObservation::Returned)});
-    e.eager_recipes.push_back({&recipe, inside_returned(0, "CUDA_SUCCESS"), outside(OutsideObservation::Returned)});
-  }
+  e.recipes = every_recipe_harmless();
+  e.eager_recipes = every_recipe_harmless();
   return e;
-}
-
-RecipeEvidence& evidence_of(std::vector<RecipeEvidence>& recipes, const std::string& id) {
-  auto it = std::find_if(recipes.begin(), recipes.end(), [&](const RecipeEvidence& r) { return r.recipe->id == id; });
-  EXPECT_NE(it, recipes.end()) << id;
-  return *it;
-}
-
-bool listed(const DriverProfile& p, const std::string& cell) {
-  return std::find(p.unmeasured.begin(), p.unmeasured.end(), cell) != p.unmeasured.end();
 }
 
 TEST(EagerCallCases, SubjectsNameTheModeOnlyUnderEager) {

@@ -4,41 +4,19 @@
 
 #include <gtest/gtest.h>
 
-#include <algorithm>
+#include "tests/probe/profile_fixtures.h"
 
 namespace gilsan::probe {
 namespace {
 
-InsideOutcome inside_returned(int code, const char* name) {
-  InsideOutcome o;
-  o.observation = InsideObservation::Returned;
-  o.code = ResultCode{code, name};
-  o.control = ResultCode{0, "CUDA_SUCCESS"};
-  return o;
-}
-
-OutsideOutcome outside(OutsideObservation observation) {
-  OutsideOutcome o;
-  o.observation = observation;
-  o.code = ResultCode{0, "CUDA_SUCCESS"};
-  o.control = ResultCode{0, "CUDA_SUCCESS"};
-  return o;
-}
-
-WorkOutcome work(WorkObservation observation) {
-  WorkOutcome o;
-  o.observation = observation;
-  o.code = ResultCode{0, "CUDA_SUCCESS"};
-  return o;
-}
+using namespace probe::testing;
 
 // Every recipe allowed inside and returning outside; the topology fully measured.
 ProbeEvidence plain_evidence() {
   ProbeEvidence e;
   e.origin.gpu = "test GPU";
   e.origin.method = "gilsan probe";
-  for (const CallRecipe& recipe : call_recipes())
-    e.recipes.push_back({&recipe, inside_returned(0, "CUDA_SUCCESS"), outside(OutsideObservation::Returned)});
+  e.recipes = every_recipe_harmless();
   for (ModuleLoading mode : module_loading_modes())
     for (const WorkCellRecipe& cell : work_cell_recipes())
       e.work.push_back({mode, &cell, work(WorkObservation::Proceeded)});
@@ -46,23 +24,6 @@ ProbeEvidence plain_evidence() {
   e.topology.streams_concurrent = false;
   e.topology.enqueue_measured = true;
   return e;
-}
-
-WorkEvidence& work_evidence_of(ProbeEvidence& e, ModuleLoading mode, const std::string& cell) {
-  auto it = std::find_if(e.work.begin(), e.work.end(),
-                         [&](const WorkEvidence& w) { return w.mode == mode && w.cell->cell->name == cell; });
-  EXPECT_NE(it, e.work.end()) << cell;
-  return *it;
-}
-
-RecipeEvidence& evidence_of(ProbeEvidence& e, const std::string& id) {
-  auto it = std::find_if(e.recipes.begin(), e.recipes.end(), [&](const RecipeEvidence& r) { return r.recipe->id == id; });
-  EXPECT_NE(it, e.recipes.end()) << id;
-  return *it;
-}
-
-bool listed(const DriverProfile& p, const std::string& cell) {
-  return std::find(p.unmeasured.begin(), p.unmeasured.end(), cell) != p.unmeasured.end();
 }
 
 TEST(ProfileAssembly, EveryCellMeasuredGivesAnEmptyUnmeasuredList) {

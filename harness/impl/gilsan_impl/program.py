@@ -43,6 +43,7 @@ STORE_KERNEL_PTX = b"""
 """
 STORE_KERNEL_NAME = b"gilsan_fill_u32"
 UNMAPPED_ADDRESS = 0x8  # the first page is never mapped on the device
+CUDA_ERROR_NOT_READY = 600
 
 
 class _HostNodeParams(ctypes.Structure):
@@ -122,6 +123,13 @@ class Driver:
     def record_event(self, event, stream_handle):
         self._call("cuEventRecord", ctypes.c_void_p(event), ctypes.c_void_p(stream_handle))
 
+    def event_completed(self, event):
+        """cuEventQuery: True once the work before the event's record has completed."""
+        result = self._cuda.cuEventQuery(ctypes.c_void_p(event))
+        if result not in (0, CUDA_ERROR_NOT_READY):
+            raise DriverError(f"cuEventQuery failed: CUresult {result}")
+        return result == 0
+
     def event_synchronize(self, event):
         self._call("cuEventSynchronize", ctypes.c_void_p(event))
 
@@ -136,6 +144,23 @@ class Driver:
 
     def free(self, pointer):
         self._call("cuMemFree_v2", ctypes.c_uint64(pointer))
+
+    def allocate_pinned(self, nbytes):
+        """Page-locked host memory (cuMemAllocHost), what an async copy needs to be asynchronous."""
+        pointer = ctypes.c_void_p()
+        self._call("cuMemAllocHost_v2", ctypes.byref(pointer), ctypes.c_size_t(nbytes))
+        return pointer.value
+
+    def free_pinned(self, pointer):
+        self._call("cuMemFreeHost", ctypes.c_void_p(pointer))
+
+    def copy_to_device_async(self, device_pointer, host_pointer, nbytes, stream_handle):
+        self._call("cuMemcpyHtoDAsync_v2", ctypes.c_uint64(device_pointer), ctypes.c_void_p(host_pointer),
+                   ctypes.c_size_t(nbytes), ctypes.c_void_p(stream_handle))
+
+    def memset_async(self, device_pointer, value, nbytes, stream_handle):
+        self._call("cuMemsetD8Async", ctypes.c_uint64(device_pointer), ctypes.c_ubyte(value), ctypes.c_size_t(nbytes),
+                   ctypes.c_void_p(stream_handle))
 
     # --- modules and kernels ---
     def load_module(self, image=EMPTY_KERNEL_PTX):

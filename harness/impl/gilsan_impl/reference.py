@@ -1,6 +1,13 @@
 """gilsan's reference module: host_launch on a stream, graph host nodes, native functions."""
 from gilsan_impl.base import Implementation, Stream
 
+try:
+    # Bound once for launch and launch_native, which loops call per host function: an import statement
+    # in the method cost more than a tenth of a native host_launch. Elsewhere the methods import it.
+    import gilsan as _gilsan
+except ImportError:  # not built in here, nor on PYTHONPATH: require_installed says so
+    _gilsan = None
+
 
 class Reference(Implementation):
     name = "reference"
@@ -41,14 +48,10 @@ class Reference(Implementation):
         stream.native = None
 
     def launch(self, stream, fn, *args, **kwargs):
-        import gilsan
-
-        gilsan.host_launch(stream.native, fn, *args, **kwargs)
+        _gilsan.host_launch(stream.native, fn, *args, **kwargs)
 
     def launch_native(self, stream, function_address, user_data):
-        import gilsan
-
-        gilsan.host_launch(stream.native, function_address, user_data=user_data)
+        _gilsan.host_launch(stream.native, function_address, user_data=user_data)
 
     def graph_with_host_node(self, stream, fn, *args, **kwargs):
         import gilsan

@@ -1,5 +1,5 @@
 # gilsan: expect = report:gil-held-blocking-call
-# gilsan: implementations = reference
+# gilsan: implementations = any
 # gilsan: capabilities = stream-launch
 # gilsan: timeout = 30
 # gilsan: module_loading = eager

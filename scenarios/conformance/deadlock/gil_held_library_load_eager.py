@@ -1,7 +1,7 @@
 # gilsan: expect = deadlock:gil-driver-inversion
-# gilsan: implementations = reference
+# gilsan: implementations = any
 # gilsan: capabilities = stream-launch
-# gilsan: timeout = 10
+# gilsan: timeout = 3
 # gilsan: module_loading = eager
 # gilsan: description = the program loads a library holding the GIL while a Python host function runs, under EAGER loading
 """GIL-held cuLibraryLoadData under CUDA_MODULE_LOADING=EAGER: an eager library load loads its kernels

@@ -1,7 +1,7 @@
 # gilsan: expect = deadlock:gil-driver-inversion
-# gilsan: implementations = reference
+# gilsan: implementations = any
 # gilsan: capabilities = stream-launch
-# gilsan: timeout = 10
+# gilsan: timeout = 3
 # gilsan: module_loading = eager
 # gilsan: description = gil_held_module_load under EAGER loading: a module load waits for the host function in both modes
 """The twin of gil_held_module_load.py under CUDA_MODULE_LOADING=EAGER: cuModuleLoadData loads the whole

@@ -1,7 +1,7 @@
 # gilsan: expect = deadlock:gil-driver-inversion
-# gilsan: implementations = reference
+# gilsan: implementations = any
 # gilsan: capabilities = stream-launch
-# gilsan: timeout = 10
+# gilsan: timeout = 3
 # gilsan: module_loading = eager
 # gilsan: description = a GIL-holding thread waits for a graph of one native host node on another stream while a Python host function runs
 """The graph twin of gil_held_wait_for_native_host_function.py, under CUDA_MODULE_LOADING=EAGER to show

@@ -1,7 +1,7 @@
 # gilsan: expect = deadlock:gil-driver-inversion
-# gilsan: implementations = reference
+# gilsan: implementations = any
 # gilsan: capabilities = stream-launch
-# gilsan: timeout = 10
+# gilsan: timeout = 3
 # gilsan: module_loading = lazy
 # gilsan: description = a GIL-holding thread waits for a native host function on another stream while a Python host function runs
 """A native host function on another stream waits for a running Python host function: the driver runs
