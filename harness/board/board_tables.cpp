@@ -25,12 +25,19 @@ bool same_text(const PackedText<4>& stored, const char* text) {
 
 }  // namespace
 
+// A pending host function is placed within this many slots of its id's start index, and looked for
+// only there. Without the bound, a queue deeper than the table (a loop enqueuing thousands behind a
+// held host function) made every enqueue scan the full table before counting itself lost, and every
+// start scan it again for an id that was never placed: thousands of instructions per host function.
+constexpr std::size_t kPendingProbes = 32;
+static_assert(kPendingProbes <= kMaxPendingHostFunctions);
+
 void note_host_function_enqueued(const HostFunctionInfo& info) {
   Board* mapped = detail::board();
   if (mapped == nullptr) return;
   std::uint64_t now = detail::now_ns();
   std::size_t start = start_index(info.id, kMaxPendingHostFunctions);
-  for (std::size_t probe = 0; probe < kMaxPendingHostFunctions; ++probe) {
+  for (std::size_t probe = 0; probe < kPendingProbes; ++probe) {
     PendingHostFunctionSlot& entry = mapped->pending[(start + probe) % kMaxPendingHostFunctions];
     if (entry.used.load(std::memory_order_acquire) != 0) continue;
     detail::EntryWrite write(entry.seq);
@@ -53,7 +60,7 @@ void note_host_function_dropped(std::uint64_t id, const char* implementation) {
   Board* mapped = detail::board();
   if (mapped == nullptr) return;
   std::size_t start = start_index(id, kMaxPendingHostFunctions);
-  for (std::size_t probe = 0; probe < kMaxPendingHostFunctions; ++probe) {
+  for (std::size_t probe = 0; probe < kPendingProbes; ++probe) {
     PendingHostFunctionSlot& entry = mapped->pending[(start + probe) % kMaxPendingHostFunctions];
     if (entry.used.load(std::memory_order_acquire) == 0 || entry.info.id.load(kRelaxed) != id) continue;
     detail::EntryWrite write(entry.seq);

@@ -227,6 +227,28 @@ TEST(BoardAcrossFork, TwoCopiesOfTheWriterShareOneSlotPerThread) {
   EXPECT_EQ(python.role, Role::Python);
 }
 
+// More pending host functions than the table holds (a deep queue behind a held host function): the
+// ones that found no slot are counted lost, and every one that was placed is found again when it
+// starts (a start of one never placed changes nothing), so the table ends empty but for a last one.
+TEST(BoardAcrossFork, APendingQueueDeeperThanTheTableLosesTheRestAndFindsEveryPlacedOne) {
+  BoardRegion region = BoardRegion::create();
+  constexpr std::uint64_t kQueued = 4 * kMaxPendingHostFunctions;
+  ASSERT_EQ(run_child(region.path(), [] {
+              for (std::uint64_t id = 1; id <= kQueued; ++id) note_host_function_enqueued(host_function(id, 0x10));
+              for (std::uint64_t id = 1; id <= kQueued; ++id) note_host_function_dropped(id, "gilsan");
+              note_host_function_enqueued(host_function(kQueued + 1, 0x20));
+              return 0;
+            }),
+            0);
+  BoardReader reader(region.board());
+  const auto pending = reader.pending_host_functions();
+  ASSERT_EQ(pending.size(), 1u);
+  EXPECT_EQ(pending[0].id, kQueued + 1);
+  const std::uint64_t lost = reader.read().lost_writes;
+  EXPECT_GE(lost, kQueued - kMaxPendingHostFunctions);
+  EXPECT_LT(lost, kQueued - kMaxPendingHostFunctions / 2);
+}
+
 TEST(BoardAcrossFork, SlotsOfExitedThreadsAreReused) {
   BoardRegion region = BoardRegion::create();
   constexpr int kThreads = static_cast<int>(kMaxThreads) + 64;
