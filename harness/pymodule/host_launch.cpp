@@ -56,13 +56,13 @@ bool launch_python_on_stream(const LaunchTarget& target, HostFunctionArgument& f
   return true;
 }
 
-bool launch_native_on_stream(const LaunchTarget& target, HostFunctionArgument& fn) {
+// A native function with something to keep alive (check_then_launch_native launched the others).
+bool launch_native_with_keep_alive(const LaunchTarget& target, HostFunctionArgument& fn) {
   const CUresult result = call_driver("cuLaunchHostFunc", Gil::Release, [&] {
     return target.table->cuLaunchHostFunc(target.stream, fn.function, fn.user_data);
   });
   if (!check_driver(result, "cuLaunchHostFunc", target.context)) return false;
   stats().native_host_functions_enqueued.fetch_add(1);
-  if (!fn.needs_keep_alive()) return true;
   // Stream order runs the marker after the native function: then its keep-alive may go.
   HostPayload* payload = new_native_payload(fn.object, fn.user_data_copy.release());
   payload->context = target.context;
@@ -196,7 +196,7 @@ PyObject* host_launch(PyObject*, PyObject* const* args, Py_ssize_t nargs, PyObje
   } else if (checked.capture == CU_STREAM_CAPTURE_STATUS_ACTIVE) {
     launched = launch_into_capture(target, fn);
   } else if (fn.native) {
-    launched = launch_native_on_stream(target, fn);
+    launched = launch_native_with_keep_alive(target, fn);
   } else {
     launched = launch_python_on_stream(target, fn);
   }
