@@ -21,17 +21,17 @@ bool is_sticky_error(int result) {
   return std::find(std::begin(kSticky), std::end(kSticky), result) != std::end(kSticky);
 }
 
-void HostFunctionRuns::enqueued(const HostFunction& host_function, std::string enqueuer, Stack stack) {
-  if (host_function.run_key == 0) return;
-  Runs& runs = runs_[host_function.run_key];
+void HostFunctionRuns::enqueued(const Run& run, std::shared_ptr<const Description> description) {
+  if (run.run_key == 0) return;
+  auto found = runs_.try_emplace(run.run_key).first;
+  Runs& runs = found->second;
   // A graph node's key comes back at every launch; the first description stays.
-  if (runs.enqueued_by.empty()) {
-    runs.host_function = host_function;
-    runs.enqueued_by = std::move(enqueuer);
-    runs.enqueue_stack = std::move(stack);
+  if (!runs.description) {
+    runs.description = std::move(description);
+    runs.run = run;
   }
   runs.waiting += 1;
-  forget_if_done(host_function.run_key);
+  forget_if_done(found);
 }
 
 void HostFunctionRuns::began(std::uint64_t run_key) {
@@ -45,7 +45,7 @@ void HostFunctionRuns::ended(std::uint64_t run_key) {
   auto found = runs_.find(run_key);
   if (found == runs_.end()) return;
   found->second.running -= 1;
-  forget_if_done(run_key);
+  forget_if_done(found);
 }
 
 std::optional<HostFunctionRuns::Lost> HostFunctionRuns::skipped(std::uint64_t run_key) {
@@ -73,15 +73,10 @@ std::size_t HostFunctionRuns::waiting_runs() const {
   std::size_t waiting = 0;
   for (const auto& [key, runs] : runs_) {
     // A failed context's runs will never begin: nothing is waiting for them any more.
-    if (runs.reported || failed_contexts_.contains(runs.host_function.context)) continue;
+    if (runs.reported || failed_contexts_.contains(runs.run.context)) continue;
     if (runs.waiting > 0) waiting += static_cast<std::size_t>(runs.waiting);
   }
   return waiting;
-}
-
-const HostFunction* HostFunctionRuns::host_function(std::uint64_t run_key) const {
-  auto found = runs_.find(run_key);
-  return found != runs_.end() ? &found->second.host_function : nullptr;
 }
 
 std::vector<HostFunctionRuns::Lost> HostFunctionRuns::collect(bool python_only, const std::string& waiting_why,
@@ -92,8 +87,10 @@ std::vector<HostFunctionRuns::Lost> HostFunctionRuns::collect(bool python_only, 
   std::vector<Lost> found;
   for (std::uint64_t key : keys) {
     Runs& runs = runs_.at(key);
-    if (runs.reported || failed_contexts_.contains(runs.host_function.context)) continue;
-    if (python_only && runs.host_function.kind != HostFunctionKind::python) continue;
+    if (runs.reported || failed_contexts_.contains(runs.run.context)) continue;
+    // A run whose begin overtook its enqueue has no description yet: it is running, not waiting.
+    const bool python = runs.description && runs.description->host_function.kind == HostFunctionKind::python;
+    if (python_only && !python) continue;
     if (runs.waiting > 0) {
       found.push_back(lost(key, runs, waiting_why));
     } else if (runs.running > 0 && python_only) {
@@ -106,13 +103,22 @@ std::vector<HostFunctionRuns::Lost> HostFunctionRuns::collect(bool python_only, 
 
 HostFunctionRuns::Lost HostFunctionRuns::lost(std::uint64_t key, Runs& runs, std::string why) {
   runs.reported = true;
-  return Lost{key, runs.host_function, runs.enqueued_by, runs.enqueue_stack, std::move(why)};
+  Lost lost{key, {}, {}, {}, std::move(why)};
+  if (runs.description) {
+    lost.host_function = runs.description->host_function;
+    lost.enqueued_by = runs.description->enqueued_by;
+    lost.enqueue_stack = runs.description->enqueue_stack;
+  }
+  lost.host_function.run_key = key;
+  lost.host_function.context = runs.run.context;
+  lost.host_function.stream = runs.run.stream;
+  lost.host_function.id = runs.run.id;
+  lost.host_function.user_data = runs.run.user_data;
+  return lost;
 }
 
-void HostFunctionRuns::forget_if_done(std::uint64_t key) {
-  auto found = runs_.find(key);
-  if (found != runs_.end() && found->second.waiting == 0 && found->second.running == 0 && !found->second.reported)
-    runs_.erase(found);
+void HostFunctionRuns::forget_if_done(std::unordered_map<std::uint64_t, Runs>::iterator found) {
+  if (found->second.waiting == 0 && found->second.running == 0 && !found->second.reported) runs_.erase(found);
 }
 
 }  // namespace gilsan::checkers

@@ -11,6 +11,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <unordered_map>
@@ -31,8 +32,28 @@ class HostFunctionRuns {
     std::string why;  // the end of the report's sentence: "was enqueued and never ran: ..."
   };
 
-  // A run of `host_function` (run_key set) was enqueued by `enqueuer` at `stack`.
-  void enqueued(const HostFunction& host_function, std::string enqueuer, Stack stack);
+  // What a run is, as it will be reported if it is lost: the host function (the run's own handles
+  // and ids are kept beside it, in Run), who enqueued it and where. Shared by every run the same thread
+  // enqueues the same way, so that a launch loop makes one, not one per launch (the model keeps the
+  // last one per thread, SanitizerModel::note_driver_enqueue).
+  struct Description {
+    HostFunction host_function;
+    std::string enqueued_by;       // "thread 123 (main)"
+    std::string enqueued_by_name;  // that thread's name then, to tell when the text is out of date
+    Stack enqueue_stack;
+  };
+  // What is a run's own: its key (HostFunction::run_key), where it was enqueued, and the launcher's
+  // ids of the callable (HostFunction::id, user_data).
+  struct Run {
+    std::uint64_t run_key = 0;
+    Handle context = 0;
+    std::optional<Handle> stream;
+    std::uint64_t id = 0;
+    std::uint64_t user_data = 0;
+  };
+
+  // A run was enqueued (ignored when run.run_key is 0).
+  void enqueued(const Run& run, std::shared_ptr<const Description> description);
   void began(std::uint64_t run_key);
   void ended(std::uint64_t run_key);
   // The launcher's trampoline ran but did not call the callable (the interpreter was finalizing).
@@ -44,24 +65,21 @@ class HostFunctionRuns {
   // The process ends: every run still waiting is lost.
   std::vector<Lost> process_ending();
 
-  // What a run key's host function is, as the launcher described it (kept while runs are open).
-  const HostFunction* host_function(std::uint64_t run_key) const;
   // Runs enqueued that have not begun, not counting those already reported lost or abandoned by a
   // failed context (the runner waits for these after finalization).
   std::size_t waiting_runs() const;
 
  private:
   struct Runs {
-    HostFunction host_function;
-    std::string enqueued_by;
-    Stack enqueue_stack;
+    std::shared_ptr<const Description> description;
+    Run run;
     int waiting = 0;  // enqueued, not begun (briefly -1 when the driver's begin overtakes the enqueue)
     int running = 0;
     bool reported = false;  // one finding per key
   };
   std::vector<Lost> collect(bool python_only, const std::string& waiting_why, const std::string& running_why);
   Lost lost(std::uint64_t key, Runs& runs, std::string why);
-  void forget_if_done(std::uint64_t key);
+  void forget_if_done(std::unordered_map<std::uint64_t, Runs>::iterator found);
 
   std::unordered_map<std::uint64_t, Runs> runs_;
   std::unordered_set<Handle> failed_contexts_;

@@ -1,8 +1,32 @@
 #include "checkers/core/sanitizer.h"
 
+#include <atomic>
+
 #include "checkers/core/sanitizer_model.h"
 
 namespace gilsan::checkers {
+namespace {
+
+std::atomic<std::uint64_t> g_sanitizers{0};
+
+// The calling thread's GIL release that has not reached the model yet (Sanitizer::gil_released).
+struct HeldBackGil {
+  std::uint64_t sanitizer = 0;  // Sanitizer::instance_; 0: nothing held back
+  ThreadId thread = 0;
+  // released: the release waits for the thread's next event. reacquiring: the thread began to take
+  // the GIL back and the round trip was found to change nothing; its gil_acquired is the last of it.
+  enum class Stage { released, reacquiring } stage = Stage::released;
+};
+
+// On the heap, not in thread-local storage itself: this file is also part of libgilsan_inject.so,
+// which is loaded by dlopen with static TLS, and a dlopened library gets little of it.
+HeldBackGil& held_back_gil() {
+  thread_local std::unique_ptr<HeldBackGil> held;
+  if (!held) held = std::make_unique<HeldBackGil>();
+  return *held;
+}
+
+}  // namespace
 
 SanitizerConfig config_from_options(std::string_view options_text, const Options& defaults,
                                     DriverBehaviour driver, std::ostream& text_out) {
@@ -21,7 +45,8 @@ SanitizerConfig config_from_options(std::string_view options_text, const Options
 }
 
 Sanitizer::Sanitizer(SanitizerConfig config)
-    : options_(std::move(config.options)),
+    : instance_(++g_sanitizers),
+      options_(std::move(config.options)),
       suppressions_(std::move(config.suppressions)),
       sinks_(std::move(config.sinks)),
       halt_(std::move(config.halt)),
@@ -34,15 +59,17 @@ Sanitizer::Sanitizer(SanitizerConfig config)
 Sanitizer::~Sanitizer() = default;
 
 template <typename Handler>
-void Sanitizer::handle(Handler&& handler) {
+void Sanitizer::handle(Handler&& handler, GilDependence gil) {
   std::vector<Report> fresh;
   bool halt_now = false;
   {
     std::lock_guard lock(state_mutex_);
     if (summary_) {
-      ++events_after_finish_;
+      // Whatever the thread held back came after the end too.
+      events_after_finish_ += 1 + static_cast<std::size_t>(apply_held_back_gil(*model_, fresh));
       return;
     }
+    if (gil == GilDependence::depends) apply_held_back_gil(*model_, fresh);
     handler(*model_, fresh);
     if (symbolize_stack_) {
       for (Report& report : fresh) {
@@ -64,6 +91,24 @@ void Sanitizer::handle(Handler&& handler) {
   // Sinks run without the state lock, so that other threads' events are not held up by output.
   if (!fresh.empty()) deliver(fresh);
   if (halt_now) halt_(options_.exitcode);
+}
+
+int Sanitizer::apply_held_back_gil(SanitizerModel& model, std::vector<Report>& out) {
+  HeldBackGil& held = held_back_gil();
+  if (held.sanitizer != instance_) return 0;
+  held.sanitizer = 0;
+  const int events = held.stage == HeldBackGil::Stage::reacquiring ? 2 : 1;
+  if (summary_) return events;
+  // Brings the model to where the events sent so far would have: released, or released and waiting
+  // to take the GIL back (holding nothing else, so that draws nothing).
+  model.gil_released(held.thread);
+  if (held.stage == HeldBackGil::Stage::reacquiring) model.gil_acquire_begin(held.thread, {}, out);
+  return events;
+}
+
+bool Sanitizer::holds_back_release(ThreadId thread) const {
+  const HeldBackGil& held = held_back_gil();
+  return held.sanitizer == instance_ && held.thread == thread && held.stage == HeldBackGil::Stage::released;
 }
 
 void Sanitizer::deliver(const std::vector<Report>& reports) {
@@ -93,7 +138,10 @@ void Sanitizer::driver_call_exit(const DriverCallExit& event) {
   handle([&](SanitizerModel& model, auto& out) { model.driver_call_exit(event, out); });
 }
 void Sanitizer::host_function_enqueued(const HostFunctionEnqueued& event) {
-  handle([&](SanitizerModel& model, auto& out) { model.host_function_enqueued(event, out); });
+  // Made inside the launch, which a binding makes with the GIL let go (the release may be held back):
+  // what the model does with an enqueue does not depend on the thread's GIL.
+  handle([&](SanitizerModel& model, auto& out) { model.host_function_enqueued(event, out); },
+         GilDependence::independent);
 }
 void Sanitizer::host_function_begin(const HostFunctionBegin& event) {
   handle([&](SanitizerModel& model, auto& out) { model.host_function_begin(event, out); });
@@ -107,14 +155,44 @@ void Sanitizer::host_function_skipped(ThreadId thread) {
   handle([&](SanitizerModel& model, auto& out) { model.host_function_skipped(thread, out); });
 }
 void Sanitizer::gil_acquire_begin(ThreadId thread, const Stack& stack) {
+  if (holds_back_release(thread)) {
+    bool round_trip_changes_nothing = false;
+    handle([&](SanitizerModel& model, auto& out) {
+      held_back_gil().sanitizer = 0;  // taken over here
+      round_trip_changes_nothing = model.gil_round_trip_changes_nothing(thread);
+      if (round_trip_changes_nothing) return;
+      model.gil_released(thread);
+      model.gil_acquire_begin(thread, stack, out);
+    }, GilDependence::independent);
+    if (round_trip_changes_nothing) held_back_gil() = {instance_, thread, HeldBackGil::Stage::reacquiring};
+    return;
+  }
   handle([&](SanitizerModel& model, auto& out) { model.gil_acquire_begin(thread, stack, out); });
 }
 void Sanitizer::gil_acquired(ThreadId thread) {
-  handle([&](SanitizerModel& model, auto& out) { model.gil_acquired(thread, out); });
+  HeldBackGil& held = held_back_gil();
+  if (held.sanitizer == instance_ && held.thread == thread && held.stage == HeldBackGil::Stage::reacquiring) {
+    held.sanitizer = 0;  // the end of a round trip that changed nothing
+  } else if (holds_back_release(thread)) {
+    // Taken back without a gil_acquire_begin.
+    handle([&](SanitizerModel& model, auto& out) {
+      held_back_gil().sanitizer = 0;
+      if (model.gil_round_trip_changes_nothing(thread)) return;
+      model.gil_released(thread);
+      model.gil_acquired(thread, out);
+    }, GilDependence::independent);
+  } else {
+    handle([&](SanitizerModel& model, auto& out) { model.gil_acquired(thread, out); });
+  }
   if (announcer_) announcer_->gil_acquired(thread);
 }
 void Sanitizer::gil_released(ThreadId thread) {
-  handle([&](SanitizerModel& model, auto&) { model.gil_released(thread); });
+  HeldBackGil& held = held_back_gil();
+  if (held.sanitizer == 0) {
+    held = {instance_, thread, HeldBackGil::Stage::released};
+  } else {
+    handle([&](SanitizerModel& model, auto&) { model.gil_released(thread); });
+  }
   if (announcer_) announcer_->gil_released(thread);
 }
 void Sanitizer::lock_acquire(const LockAcquire& event) {

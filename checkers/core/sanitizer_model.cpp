@@ -265,6 +265,15 @@ void SanitizerModel::gil_released(ThreadId id) {
   unhold(state, gil_);
 }
 
+bool SanitizerModel::gil_round_trip_changes_nothing(ThreadId id) {
+  const ThreadState& state = thread(id);
+  // Re-taking the GIL waits for it from everything else the thread holds: with nothing else held
+  // there is no edge to draw, and release then acquire restore the same depth.
+  return !state.held.empty() && std::all_of(state.held.begin(), state.held.end(),
+                                            [this](const HeldLock& held) { return held.node == gil_; }) &&
+         state.host_functions.empty() && !state.waiting_for_gil;
+}
+
 void SanitizerModel::lock_acquire(const LockAcquire& event, Out& out) {
   ThreadState& state = thread(event.thread);
   const NodeId lock = graph_.node_for(PseudoLock::user_lock(event.lock, event.name));

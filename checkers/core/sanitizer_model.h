@@ -40,6 +40,10 @@ class SanitizerModel {
   void gil_acquire_begin(ThreadId thread, const Stack& stack, Out& out);
   void gil_acquired(ThreadId thread, Out& out);
   void gil_released(ThreadId thread);
+  // Whether letting the GIL go and taking it back would leave `thread` as it is and draw nothing: it
+  // holds the GIL and nothing else, runs no host function and is not already waiting for the GIL
+  // (Sanitizer::gil_acquire_begin then skips the round trip).
+  bool gil_round_trip_changes_nothing(ThreadId thread);
   void lock_acquire(const LockAcquire& event, Out& out);
   void lock_release(ThreadId thread, std::uint64_t lock);
   void lock_destroyed(std::uint64_t lock);

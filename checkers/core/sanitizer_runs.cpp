@@ -20,6 +20,22 @@ void SanitizerModel::note_launcher_description(const HostFunctionEnqueued& event
   if (host_function.id != 0) described_by_id_[host_function.id] = host_function.user_data;
 }
 
+namespace {
+
+const Stack kNoStack;
+
+// Whether a run described by `host_function`, enqueued by a thread named `name` at `stack`, is told
+// as `shared` tells it (its run key, context, stream, id and userData are the run's own).
+bool same_description(const HostFunctionRuns::Description& shared, const HostFunction& host_function,
+                      const std::string& name, const Stack& stack) {
+  const HostFunction& kept = shared.host_function;
+  return kept.kind == host_function.kind && kept.callable == host_function.callable &&
+         kept.implementation == host_function.implementation && shared.enqueue_stack == stack &&
+         shared.enqueued_by_name == name;
+}
+
+}  // namespace
+
 void SanitizerModel::note_driver_enqueue(const HostFunctionEnqueued& event) {
   const HostFunction& seen = event.host_function;
   const auto described = seen.user_data != 0 ? described_.find(seen.user_data) : described_.end();
@@ -29,18 +45,30 @@ void SanitizerModel::note_driver_enqueue(const HostFunctionEnqueued& event) {
     if (pending.size() < kPendingShown) pending.push_back(seen);
   }
   if (!options_.is_enabled(Checker::host_function_lost_at_exit)) return;
-  HostFunction run = described != described_.end() ? described->second.host_function : seen;
-  run.run_key = seen.run_key;
-  run.context = seen.context;
-  run.stream = seen.stream;
-  Stack stack;
+  const HostFunction& run = described != described_.end() ? described->second.host_function : seen;
+  const Stack* stack = &kNoStack;
+  Stack captured;
   if (described != described_.end()) {
-    stack = described->second.enqueue_stack;
+    stack = &described->second.enqueue_stack;
   } else if (seen.kind == HostFunctionKind::python) {
-    stack = kept_stack(event.thread, event.stack);
+    captured = kept_stack(event.thread, event.stack);
+    stack = &captured;
   }
-  const ThreadState& state = thread(event.thread);
-  runs_.enqueued(run, describe(snapshot(event.thread, state)), std::move(stack));
+  ThreadState& state = thread(event.thread);
+  // A launch loop enqueues the same host function from the same place again and again: its runs share
+  // one description, made the first time (what a thread running a host function enqueues names that
+  // host function, so it is not shared).
+  if (!state.last_enqueued || !state.host_functions.empty() ||
+      !same_description(*state.last_enqueued, run, state.name, *stack)) {
+    auto description = std::make_shared<HostFunctionRuns::Description>();
+    description->host_function = run;
+    description->enqueued_by = describe(snapshot(event.thread, state));
+    description->enqueued_by_name = state.name;
+    description->enqueue_stack = *stack;
+    state.last_enqueued = std::move(description);
+  }
+  HostFunctionRuns::Run identity{seen.run_key, seen.context, seen.stream, run.id, run.user_data};
+  runs_.enqueued(identity, state.last_enqueued);
 }
 
 void SanitizerModel::host_function_skipped(ThreadId id, Out& out) {

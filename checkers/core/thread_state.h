@@ -2,10 +2,12 @@
 // calls it is in. Plain data, owned and locked by SanitizerModel.
 #pragma once
 
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
 
+#include "checkers/core/host_function_runs.h"
 #include "checkers/core/lock_order_graph.h"
 #include "checkers/core/report.h"
 
@@ -37,6 +39,9 @@ struct ThreadState {
   // The host function that ended last, kept for its buffers: the next host_function_begin moves it
   // back in and assigns over it, so that a thread running host functions allocates nothing per run.
   ActiveHostFunction spare_host_function;
+  // The description of the last run this thread enqueued (host-function-lost-at-exit's books): the
+  // next run enqueued the same way shares it instead of making its own strings and stack.
+  std::shared_ptr<const HostFunctionRuns::Description> last_enqueued;
 
   const HostFunction* current_host_function() const {
     return host_functions.empty() ? nullptr : &host_functions.back().host_function;

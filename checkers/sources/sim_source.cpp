@@ -3,6 +3,7 @@
 #include <dlfcn.h>
 
 #include <cstdint>
+#include <memory>
 #include <vector>
 
 #include "checkers/core/host_function_runs.h"
@@ -17,8 +18,7 @@ Handle as_handle(const void* pointer) { return reinterpret_cast<std::uintptr_t>(
 
 }  // namespace
 
-HostFunction SimSource::describe(const GilsanSimHostFunction& host_function) {
-  HostFunction described;
+void SimSource::describe_into(const GilsanSimHostFunction& host_function, HostFunction& described) {
   // The driver's id is a run key, not a callable: it does not identify what the source keeps alive,
   // so the lifetime checker is left to sources that know (the gilsan module).
   described.id = 0;
@@ -38,7 +38,6 @@ HostFunction SimSource::describe(const GilsanSimHostFunction& host_function) {
   described.stream = as_handle(host_function.stream);
   described.run_key = host_function.id;
   described.user_data = as_handle(host_function.user_data);
-  return described;
 }
 
 
@@ -74,28 +73,58 @@ namespace {
 thread_local int t_host_function_depth = 0;
 thread_local std::vector<bool> t_calls_sent;
 
+// What each thread reuses from one event to the next. On the heap, not in thread-local storage: this
+// file is also part of libgilsan_inject.so, which is loaded by dlopen with static TLS (the board's),
+// and the surplus of static TLS a dlopened library can get is small.
+struct ThreadScratch {
+  // The last few entry points asked about and the answers (matters), replaced in turn.
+  struct Remembered {
+    const SimSource* source = nullptr;
+    const char* entry_point = nullptr;
+    bool matters = false;
+  };
+  static constexpr int kRemembered = 4;
+  Remembered remembered[kRemembered];
+  int next_remembered = 0;
+  // The thread's events, made in the same objects every time: assigning a host function's names over
+  // the last one's reuses their buffers, where a new event would allocate them (the Sanitizer copies
+  // what it keeps).
+  HostFunctionEnqueued enqueued;
+  HostFunctionBegin begin;
+};
+
+ThreadScratch& thread_scratch() {
+  thread_local std::unique_ptr<ThreadScratch> scratch;
+  if (!scratch) scratch = std::make_unique<ThreadScratch>();
+  return *scratch;
+}
+
 }  // namespace
 
 bool SimSource::matters(const GilsanSimApiCall& call) {
   if (t_host_function_depth > 0) return true;
   // Drivers pass string literals: the address identifies the entry point. A loop of launches asks about
-  // the same one again and again, so each thread remembers its last answer.
-  struct Last {
-    const SimSource* source = nullptr;
-    const char* entry_point = nullptr;
-    bool matters = false;
-  };
-  thread_local Last last;
-  if (last.source == this && last.entry_point == call.entry_point) return last.matters;
-  std::lock_guard lock(classes_mutex_);
-  auto [found, added] = matters_by_name_.emplace(call.entry_point, false);
-  if (added) {
-    const std::string_view name = call.entry_point;
-    found->second = synchronizing_wait(name).has_value() ||
-                    (options_.blocks_while_host_function_runs && options_.blocks_while_host_function_runs(name));
+  // the same few (the launch, a context query) again and again, so each thread remembers its last
+  // answers.
+  ThreadScratch& scratch = thread_scratch();
+  for (const ThreadScratch::Remembered& answer : scratch.remembered) {
+    if (answer.source == this && answer.entry_point == call.entry_point) return answer.matters;
   }
-  last = Last{this, call.entry_point, found->second};
-  return found->second;
+  bool answer = false;
+  {
+    std::lock_guard lock(classes_mutex_);
+    auto found = matters_by_name_.find(call.entry_point);
+    if (found == matters_by_name_.end()) {
+      const std::string_view name = call.entry_point;
+      const bool waits = synchronizing_wait(name).has_value() ||
+                         (options_.blocks_while_host_function_runs && options_.blocks_while_host_function_runs(name));
+      found = matters_by_name_.emplace(call.entry_point, waits).first;
+    }
+    answer = found->second;
+  }
+  scratch.remembered[scratch.next_remembered] = ThreadScratch::Remembered{this, call.entry_point, answer};
+  scratch.next_remembered = (scratch.next_remembered + 1) % ThreadScratch::kRemembered;
+  return answer;
 }
 
 void SimSource::api_enter(const GilsanSimApiCall& call) {
@@ -143,7 +172,10 @@ void SimSource::api_exit(const GilsanSimApiCall& call, CUresult result) {
 }
 
 void SimSource::host_function_enqueued(const GilsanSimHostFunction& host_function) {
-  sanitizer_.host_function_enqueued(HostFunctionEnqueued{current_thread_id(), describe(host_function), {}});
+  HostFunctionEnqueued& event = thread_scratch().enqueued;
+  event.thread = current_thread_id();
+  describe_into(host_function, event.host_function);
+  sanitizer_.host_function_enqueued(event);
 }
 
 void SimSource::host_function_begin(const GilsanSimHostFunction& host_function) {
@@ -155,7 +187,10 @@ void SimSource::host_function_begin(const GilsanSimHostFunction& host_function) 
     sanitizer_.name_thread(current_thread_id(), "driver callback thread");
   }
   ++t_host_function_depth;
-  sanitizer_.host_function_begin(HostFunctionBegin{current_thread_id(), describe(host_function), {}});
+  HostFunctionBegin& event = thread_scratch().begin;
+  event.thread = current_thread_id();
+  describe_into(host_function, event.host_function);
+  sanitizer_.host_function_begin(event);
 }
 
 void SimSource::host_function_end(const GilsanSimHostFunction&) {

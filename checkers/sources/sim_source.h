@@ -54,7 +54,8 @@ class SimSource {
   void host_function_enqueued(const GilsanSimHostFunction& host_function);
 
  private:
-  HostFunction describe(const GilsanSimHostFunction& host_function);
+  // Every field of `described` is set (it may hold the last event's host function).
+  void describe_into(const GilsanSimHostFunction& host_function, HostFunction& described);
   // Whether the call can add to the lock-order graph or be a finding (see SimSourceOptions).
   bool matters(const GilsanSimApiCall& call);
 

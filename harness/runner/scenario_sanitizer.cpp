@@ -72,16 +72,16 @@ struct ChildSanitizer {
 // Never freed: driver callback threads may still report until the child _exits.
 ChildSanitizer* g_child = nullptr;
 
-HostFunction host_function_of(const GilsanSanitizerHostFunction& record) {
-  HostFunction host_function;
+// Every field is set: `host_function` may hold the thread's last one, whose string buffers are reused.
+void describe_into(const GilsanSanitizerHostFunction& record, HostFunction& host_function) {
   host_function.id = record.id;
   host_function.kind = record.python != 0 ? HostFunctionKind::python : HostFunctionKind::native;
   host_function.implementation = "gilsan";
   host_function.callable = record.description != nullptr ? record.description : "host function";
   host_function.context = record.context;
-  if (record.stream_known != 0) host_function.stream = record.stream;
+  host_function.stream = record.stream_known != 0 ? std::optional<Handle>(record.stream) : std::nullopt;
+  host_function.run_key = 0;
   host_function.user_data = record.user_data;
-  return host_function;
 }
 
 // The module's call as the sim observer would have reported it: the source then computes waits,
@@ -179,8 +179,13 @@ void gil_acquire_begin() { g_child->sanitizer->gil_acquire_begin(current_thread_
 void gil_acquired() { g_child->sanitizer->gil_acquired(current_thread_id()); }
 void gil_released() { g_child->sanitizer->gil_released(current_thread_id()); }
 
+// The module's events are made in the same objects on each thread every time: a launch loop then
+// allocates no strings for them (the Sanitizer copies what it keeps).
 void host_function_enqueued(const GilsanSanitizerHostFunction* record) {
-  g_child->sanitizer->host_function_enqueued({current_thread_id(), host_function_of(*record), {}});
+  thread_local HostFunctionEnqueued event;
+  event.thread = current_thread_id();
+  describe_into(*record, event.host_function);
+  g_child->sanitizer->host_function_enqueued(event);
 }
 
 void host_function_dropped(unsigned long long id) {
@@ -194,7 +199,10 @@ void host_function_begin(const GilsanSanitizerHostFunction* record) {
     named = true;
     g_child->sanitizer->name_thread(current_thread_id(), "driver callback thread");
   }
-  g_child->sanitizer->host_function_begin({current_thread_id(), host_function_of(*record), {}});
+  thread_local HostFunctionBegin event;
+  event.thread = current_thread_id();
+  describe_into(*record, event.host_function);
+  g_child->sanitizer->host_function_begin(event);
 }
 
 void host_function_end() { g_child->sanitizer->host_function_end(current_thread_id()); }
@@ -212,7 +220,9 @@ void callable_released(unsigned long long id, int abandoned_runs) {
 }
 
 void graph_holds(unsigned long long graph, const GilsanSanitizerHostFunction* record) {
-  g_child->sanitizer->graph_holds_callable(graph, host_function_of(*record));
+  HostFunction host_function;
+  describe_into(*record, host_function);
+  g_child->sanitizer->graph_holds_callable(graph, host_function);
 }
 
 void graph_destroyed(unsigned long long graph) { g_child->sanitizer->graph_destroyed(graph); }

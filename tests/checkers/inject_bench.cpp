@@ -19,18 +19,16 @@
 
 #include <benchmark/benchmark.h>
 
-#include <array>
-#include <atomic>
 #include <cstdint>
 #include <memory>
 #include <stdexcept>
-#include <thread>
 #include <vector>
 
 #include "checkers/core/sanitizer.h"
 #include "checkers/inject/inject_handler.h"
 #include "checkers/inject/inject_runtime.h"
 #include "checkers/sources/profile_behaviour.h"
+#include "tests/checkers/bench_two_threads.h"
 
 namespace {
 
@@ -196,35 +194,9 @@ BENCHMARK(BM_WrapperOnCallbackThread)->ArgName("streams")->Arg(1)->Arg(16);
 // wrappers in order, through a bounded queue. Records are made on one thread and freed on the other.
 void BM_HostFunctionTwoThreads(benchmark::State& state) {
   InjectedProcess process;
-  constexpr std::size_t kSlots = 4096;
-  std::array<Launched, kSlots> ring{};
-  std::atomic<std::uint64_t> produced{0};
-  std::atomic<std::uint64_t> consumed{0};
-  std::atomic<bool> done{false};
-  std::thread callback_thread([&] {
-    std::uint64_t next = 0;
-    for (;;) {
-      const std::uint64_t available = produced.load(std::memory_order_acquire);
-      if (next == available) {
-        if (done.load(std::memory_order_acquire) && next == produced.load(std::memory_order_acquire)) return;
-        std::this_thread::yield();
-        continue;
-      }
-      for (; next < available; ++next) ring[next % kSlots].run();
-      consumed.store(next, std::memory_order_release);
-    }
-  });
-  std::uint64_t sent = 0;
-  for (auto _ : state) {
-    while (sent - consumed.load(std::memory_order_acquire) >= kSlots) std::this_thread::yield();
-    ring[sent % kSlots] = launch_through_callbacks(process.handler(), kStream, empty_host_function, nullptr);
-    produced.store(++sent, std::memory_order_release);
-  }
-  // The time includes waiting for the last wrapper, as the overhead tool's synchronize does.
-  while (consumed.load(std::memory_order_acquire) != sent) std::this_thread::yield();
-  done.store(true, std::memory_order_release);
-  callback_thread.join();
-  state.SetItemsProcessed(state.iterations());
+  gilsan::checkers::testing::launch_here_run_there<Launched>(
+      state, [&](std::uint64_t) { return launch_through_callbacks(process.handler(), kStream, empty_host_function, nullptr); },
+      [](const Launched& launched) { launched.run(); });
 }
 BENCHMARK(BM_HostFunctionTwoThreads)->UseRealTime();
 

@@ -163,6 +163,39 @@ TEST(HostFunctionLostAtExit, AContextWithAStickyErrorAbandonsItsHostFunctions) {
   EXPECT_EQ(found[0].host_function->context, 0xc3u);
 }
 
+// A launch loop's runs share one description (SanitizerModel::note_driver_enqueue); each report still
+// tells its own run: its key, stream and ids, and the enqueuing thread as it was named then.
+TEST(HostFunctionLostAtExit, RunsEnqueuedTheSameWayAreEachReportedAsTheirOwn) {
+  Harness h;
+  h.sanitizer.name_thread(kMain, "main");
+  HostFunction first = driver_run(1, HostFunctionKind::python, 0x71, kStream1);
+  first.id = 0x81;
+  enqueue(h, first, {"app.py:12 <module>"});
+  HostFunction second = driver_run(2, HostFunctionKind::python, 0x72, kStream2);
+  second.id = 0x82;
+  enqueue(h, second, {"app.py:12 <module>"});
+  h.sanitizer.name_thread(kMain, "launcher");
+  enqueue(h, driver_run(3, HostFunctionKind::python, 0x73, kStream1), {"app.py:12 <module>"});
+  enqueue(h, driver_run(4, HostFunctionKind::python, 0x74, kStream1), {"app.py:20 drain"});
+  h.sanitizer.interpreter_finished();
+  const auto found = h.reports_of(Checker::host_function_lost_at_exit);
+  ASSERT_EQ(found.size(), 4u);
+  ASSERT_TRUE(found[0].host_function && found[1].host_function && found[2].host_function);
+  EXPECT_EQ(found[0].host_function->run_key, 1u);
+  EXPECT_EQ(found[0].host_function->stream, kStream1);
+  EXPECT_EQ(found[0].host_function->id, 0x81u);
+  EXPECT_EQ(found[0].host_function->user_data, 0x71u);
+  EXPECT_EQ(found[1].host_function->run_key, 2u);
+  EXPECT_EQ(found[1].host_function->stream, kStream2);
+  EXPECT_EQ(found[1].host_function->id, 0x82u);
+  EXPECT_EQ(found[1].host_function->user_data, 0x72u);
+  EXPECT_NE(found[1].summary.find("on stream 0x5002"), std::string::npos) << found[1].summary;
+  EXPECT_NE(found[1].message.find("enqueued by thread 100 (main)"), std::string::npos) << found[1].message;
+  EXPECT_NE(found[2].message.find("enqueued by thread 100 (launcher)"), std::string::npos) << found[2].message;
+  EXPECT_EQ(found[2].stack, (Stack{"app.py:12 <module>"}));
+  EXPECT_EQ(found[3].stack, (Stack{"app.py:20 drain"}));
+}
+
 TEST(HostFunctionLostAtExit, TheCheckerCanBeSwitchedOff) {
   Options options;
   options.set_enabled(Checker::host_function_lost_at_exit, false);
