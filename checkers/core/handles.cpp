@@ -4,6 +4,12 @@
 
 namespace gilsan::checkers {
 
+std::shared_ptr<const Stack> shared_stack(Stack stack) {
+  // Never destroyed: a driver thread may still keep a stack while the process exits.
+  static const auto* const kEmpty = new std::shared_ptr<const Stack>(std::make_shared<const Stack>());
+  return stack.empty() ? *kEmpty : std::make_shared<const Stack>(std::move(stack));
+}
+
 std::string_view to_string(HostFunctionKind kind) {
   switch (kind) {
     case HostFunctionKind::python:

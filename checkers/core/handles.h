@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -17,6 +18,8 @@ using ThreadId = std::uint64_t;  // the OS thread id (gettid), as the board and 
 using Handle = std::uint64_t;    // a CUcontext, CUstream or CUevent as an integer
 // Innermost frame first, symbolized by the source or by SanitizerConfig::symbolize_stack.
 using Stack = std::vector<std::string>;
+// `stack`, to be kept by several records at once; every empty stack is the same object.
+std::shared_ptr<const Stack> shared_stack(Stack stack);
 
 enum class HostFunctionKind {
   python,  // a Python callable run by a trampoline that takes the GIL

@@ -107,7 +107,7 @@ HostFunctionRuns::Lost HostFunctionRuns::lost(std::uint64_t key, Runs& runs, std
   if (runs.description) {
     lost.host_function = runs.description->host_function;
     lost.enqueued_by = runs.description->enqueued_by;
-    lost.enqueue_stack = runs.description->enqueue_stack;
+    lost.enqueue_stack = *runs.description->enqueue_stack;
   }
   lost.host_function.run_key = key;
   lost.host_function.context = runs.run.context;

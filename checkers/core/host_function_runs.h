@@ -40,7 +40,7 @@ class HostFunctionRuns {
     HostFunction host_function;
     std::string enqueued_by;       // "thread 123 (main)"
     std::string enqueued_by_name;  // that thread's name then, to tell when the text is out of date
-    Stack enqueue_stack;
+    std::shared_ptr<const Stack> enqueue_stack;  // never null
   };
   // What is a run's own: its key (HostFunction::run_key), where it was enqueued, and the launcher's
   // ids of the callable (HostFunction::id, user_data).

@@ -53,7 +53,7 @@ Sanitizer::Sanitizer(SanitizerConfig config)
       symbolize_stack_(std::move(config.symbolize_stack)),
       announcer_(ValgrindAnnouncer::create(config.driver)),
       model_(std::make_unique<SanitizerModel>(options_, std::move(config.driver))) {
-  model_->set_stack_capture(std::move(config.capture_stack));
+  model_->set_stack_capture(std::move(config.capture_stack), std::move(config.capture_enqueue_stack));
 }
 
 Sanitizer::~Sanitizer() = default;

@@ -43,6 +43,11 @@ struct SanitizerConfig {
   // It runs on the calling thread, under the sanitizer's lock, and must not send events; `thread`
   // is the thread the stack is wanted for: a capture asked for another thread returns {}.
   std::function<Stack(ThreadId thread)> capture_stack;
+  // The same, for the one stack kept per Python launch (where it was enqueued, for
+  // host-function-lost-at-exit): a launch loop asks it for the same stack again and again, and it may
+  // answer with the same object (the scenario child keeps the last one per thread). Empty:
+  // capture_stack's answer.
+  std::function<std::shared_ptr<const Stack>(ThreadId thread)> capture_enqueue_stack;
   // Names the frames of a new report's stacks (raw addresses a capture kept, to stay cheap),
   // before suppressions see them. Empty: stacks are kept as captured.
   std::function<void(Stack& stack)> symbolize_stack;

@@ -50,6 +50,13 @@ Stack SanitizerModel::kept_stack(ThreadId id, const Stack& given) const {
   return capture_stack_(id);
 }
 
+std::shared_ptr<const Stack> SanitizerModel::kept_enqueue_stack(ThreadId id, const Stack& given) const {
+  if (given.empty() && capture_enqueue_stack_) {
+    if (std::shared_ptr<const Stack> captured = capture_enqueue_stack_(id)) return captured;
+  }
+  return shared_stack(kept_stack(id, given));
+}
+
 std::vector<NodeId> SanitizerModel::held_nodes(const ThreadState& state) const {
   std::vector<NodeId> nodes;
   nodes.reserve(state.held.size());

@@ -60,7 +60,12 @@ class SanitizerModel {
   void finish(Out& out);
 
   // See SanitizerConfig::capture_stack.
-  void set_stack_capture(std::function<Stack(ThreadId)> capture) { capture_stack_ = std::move(capture); }
+  // See SanitizerConfig::capture_stack and capture_enqueue_stack.
+  void set_stack_capture(std::function<Stack(ThreadId)> capture,
+                         std::function<std::shared_ptr<const Stack>(ThreadId)> capture_enqueue = {}) {
+    capture_stack_ = std::move(capture);
+    capture_enqueue_stack_ = std::move(capture_enqueue);
+  }
 
   std::size_t ignored_events() const { return ignored_events_; }
   // Host functions enqueued that have not begun (a front end may wait for them before finish()).
@@ -80,6 +85,8 @@ class SanitizerModel {
   ThreadInfo snapshot(ThreadId id, const ThreadState& state) const;
   // The stack to keep: the event's own, else one captured now for `id` (empty without a capture).
   Stack kept_stack(ThreadId id, const Stack& given) const;
+  // The same for an enqueue's stack, shared (SanitizerConfig::capture_enqueue_stack); never null.
+  std::shared_ptr<const Stack> kept_enqueue_stack(ThreadId id, const Stack& given) const;
   // `holders` wait for `target`: draws an edge from each of them (first time only) and reports the
   // cycles the new edges close.
   void wait_for(ThreadId id, const ThreadState& state, const std::vector<NodeId>& holders,
@@ -127,7 +134,7 @@ class SanitizerModel {
   // with the launcher's description. Erased when the launcher releases the callable.
   struct LauncherDescription {
     HostFunction host_function;
-    Stack enqueue_stack;
+    std::shared_ptr<const Stack> enqueue_stack;  // never null
   };
   std::unordered_map<std::uint64_t, LauncherDescription> described_;  // by userData
   std::unordered_map<std::uint64_t, std::uint64_t> described_by_id_;   // callable id -> userData
@@ -135,6 +142,7 @@ class SanitizerModel {
   std::unordered_set<std::string> reported_keys_;
   std::size_t ignored_events_ = 0;
   std::function<Stack(ThreadId)> capture_stack_;
+  std::function<std::shared_ptr<const Stack>(ThreadId)> capture_enqueue_stack_;
 };
 
 }  // namespace gilsan::checkers

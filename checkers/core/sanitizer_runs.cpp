@@ -10,27 +10,26 @@ void SanitizerModel::note_launcher_description(const HostFunctionEnqueued& event
   if (host_function.user_data == 0 || !options_.is_enabled(Checker::host_function_lost_at_exit)) return;
   LauncherDescription& described = described_[host_function.user_data];
   // A graph's callable is described once, with where it was added; a stream launch at each launch.
-  if (event.thread != 0 || described.host_function.id != host_function.id) {
+  if (event.thread != 0 || described.host_function.id != host_function.id || !described.enqueue_stack) {
     described.host_function = host_function;
     // Where a Python host function was enqueued is worth a stack: its loss is what users hear of.
     described.enqueue_stack = host_function.kind == HostFunctionKind::python && event.thread != 0
-                                  ? kept_stack(event.thread, event.stack)
-                                  : event.stack;
+                                  ? kept_enqueue_stack(event.thread, event.stack)
+                                  : shared_stack(event.stack);
   }
   if (host_function.id != 0) described_by_id_[host_function.id] = host_function.user_data;
 }
 
 namespace {
 
-const Stack kNoStack;
-
 // Whether a run described by `host_function`, enqueued by a thread named `name` at `stack`, is told
 // as `shared` tells it (its run key, context, stream, id and userData are the run's own).
 bool same_description(const HostFunctionRuns::Description& shared, const HostFunction& host_function,
-                      const std::string& name, const Stack& stack) {
+                      const std::string& name, const std::shared_ptr<const Stack>& stack) {
   const HostFunction& kept = shared.host_function;
   return kept.kind == host_function.kind && kept.callable == host_function.callable &&
-         kept.implementation == host_function.implementation && shared.enqueue_stack == stack &&
+         kept.implementation == host_function.implementation &&
+         (shared.enqueue_stack == stack || *shared.enqueue_stack == *stack) &&
          shared.enqueued_by_name == name;
 }
 
@@ -46,25 +45,23 @@ void SanitizerModel::note_driver_enqueue(const HostFunctionEnqueued& event) {
   }
   if (!options_.is_enabled(Checker::host_function_lost_at_exit)) return;
   const HostFunction& run = described != described_.end() ? described->second.host_function : seen;
-  const Stack* stack = &kNoStack;
-  Stack captured;
+  std::shared_ptr<const Stack> stack;
   if (described != described_.end()) {
-    stack = &described->second.enqueue_stack;
-  } else if (seen.kind == HostFunctionKind::python) {
-    captured = kept_stack(event.thread, event.stack);
-    stack = &captured;
+    stack = described->second.enqueue_stack;
+  } else {
+    stack = seen.kind == HostFunctionKind::python ? kept_enqueue_stack(event.thread, event.stack) : shared_stack({});
   }
   ThreadState& state = thread(event.thread);
   // A launch loop enqueues the same host function from the same place again and again: its runs share
   // one description, made the first time (what a thread running a host function enqueues names that
   // host function, so it is not shared).
   if (!state.last_enqueued || !state.host_functions.empty() ||
-      !same_description(*state.last_enqueued, run, state.name, *stack)) {
+      !same_description(*state.last_enqueued, run, state.name, stack)) {
     auto description = std::make_shared<HostFunctionRuns::Description>();
     description->host_function = run;
     description->enqueued_by = describe(snapshot(event.thread, state));
     description->enqueued_by_name = state.name;
-    description->enqueue_stack = *stack;
+    description->enqueue_stack = std::move(stack);
     state.last_enqueued = std::move(description);
   }
   HostFunctionRuns::Run identity{seen.run_key, seen.context, seen.stream, run.id, run.user_data};

@@ -23,9 +23,9 @@
 #include "checkers/sources/entry_point_names.h"
 #include "checkers/sources/error_names.h"
 #include "checkers/sources/native_stack.h"
+#include "harness/runner/scenario_stacks.h"
 #include "checkers/sources/profile_behaviour.h"
 #include "checkers/sources/python_gil_probe.h"
-#include "checkers/sources/python_stack_reader.h"
 #include "checkers/sources/sanitizer_hooks.h"
 #include "checkers/sources/sim_source.h"
 #include "checkers/sources/thread_identity.h"
@@ -65,8 +65,8 @@ struct ChildSanitizer {
   std::atomic<bool> driver_observed{false};
   // What the profile says the driver blocks while a host function runs: the source sends those calls.
   DriverBehaviour behaviour;
-  // The module's Python stack writer (set_python_stack), for stacks of threads that hold the GIL.
-  std::atomic<GilsanPythonStackFunction> python_stack{nullptr};
+  // The stacks the sanitizer keeps (after gil_probe, which it reads).
+  ScenarioStacks stacks{gil_probe};
 };
 
 // Never freed: driver callback threads may still report until the child _exits.
@@ -227,42 +227,7 @@ void graph_holds(unsigned long long graph, const GilsanSanitizerHostFunction* re
 
 void graph_destroyed(unsigned long long graph) { g_child->sanitizer->graph_destroyed(graph); }
 
-void set_python_stack(GilsanPythonStackFunction write_stack) { g_child->python_stack.store(write_stack); }
-
-// Stacks are deep enough to show the scenario's code above the module's and the driver's frames.
-constexpr int kStackDepth = 16;
-
-// The sanitizer's capture_stack (called only for a new edge or report): the Python stack of a
-// thread that holds the GIL, else the native one, whose frames symbolize_stack names later.
-Stack capture_stack(ThreadId thread) {
-  if (thread != current_thread_id()) return {};
-  const GilsanPythonStackFunction write_stack = g_child->python_stack.load();
-  if (write_stack != nullptr && g_child->gil_probe.holds_gil().value_or(false)) {
-    char text[4096];
-    Stack stack;
-    if (write_stack(text, sizeof(text), kStackDepth) > 0) {
-      std::string_view rest = text;
-      while (!rest.empty()) {
-        const auto end = rest.find('\n');
-        stack.emplace_back(rest.substr(0, end));
-        rest = end == std::string_view::npos ? std::string_view() : rest.substr(end + 1);
-      }
-      return stack;
-    }
-  }
-  // Inside a call that released the GIL (ctypes, CuPy): the thread's Python frames, read as
-  // faulthandler reads them, say more than the interpreter's native ones.
-  if (Stack python = read_python_stack_without_gil(kStackDepth); !python.empty()) return python;
-  return capture_native_stack(kStackDepth);
-}
-
-// The frames of the sanitizer and of this front end, above the module's call that they explain.
-void symbolize_stack(Stack& stack) {
-  // The simulated driver's observer plumbing (gilsan::sim::) too; its entry point itself stays.
-  static const std::vector<std::string_view> own_frames = {"gilsan::checkers::", "std::", "gilsan::(anonymous namespace)::",
-                                                           "gilsan::sim::"};
-  symbolize_native_stack(stack, own_frames);
-}
+void set_python_stack(GilsanPythonStackFunction write_stack) { g_child->stacks.set_python_stack(write_stack); }
 
 const GilsanSanitizerHooks kHooks = {
     GILSAN_SANITIZER_HOOKS_ABI, driver_opened,          call_enter,           call_exit,
@@ -332,8 +297,10 @@ void start_scenario_sanitizer() {
       ::syscall(SYS_exit_group, exit_code);
     };
     prepare_native_stack_capture();
-    config.capture_stack = capture_stack;
-    config.symbolize_stack = symbolize_stack;
+    const ScenarioStacks* stacks = &child->stacks;
+    config.capture_stack = [stacks](ThreadId thread) { return stacks->capture(thread); };
+    config.capture_enqueue_stack = [stacks](ThreadId thread) { return stacks->capture_enqueue(thread); };
+    config.symbolize_stack = ScenarioStacks::symbolize;
     child->sanitizer = std::make_unique<Sanitizer>(std::move(config));
   } catch (const std::exception& error) {
     throw std::runtime_error(std::string("sanitizer: ") + error.what());

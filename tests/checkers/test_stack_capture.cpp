@@ -129,6 +129,43 @@ TEST(StackCapture, NewReportsAreSymbolizedOnceBeforeTheSinks) {
   EXPECT_EQ(named, h.symbolized);  // nothing new, nothing named
 }
 
+// The stack kept per Python launch (host-function-lost-at-exit's "enqueued at") comes from
+// capture_enqueue_stack when it answers, shared by the runs it answers alike for; from capture_stack
+// when it does not.
+TEST(StackCapture, EnqueueStacksComeFromTheSharedCaptureWhenItAnswers) {
+  auto sink = std::make_shared<RecordingSink>();
+  CountingCapture counting;
+  int enqueue_captures = 0;
+  const auto loop_stack = std::make_shared<const Stack>(Stack{"app.py:12 <module>"});
+  SanitizerConfig config{Options(), measured_driver(), {}, {sink}, {}};
+  config.capture_stack = [&](ThreadId thread) { return counting.capture(thread); };
+  config.capture_enqueue_stack = [&](ThreadId thread) -> std::shared_ptr<const Stack> {
+    ++enqueue_captures;
+    return thread == kMain ? loop_stack : nullptr;
+  };
+  Sanitizer sanitizer(std::move(config));
+  auto enqueue = [&](ThreadId thread, std::uint64_t run_key) {
+    HostFunction run = Harness::host_function(HostFunctionKind::python, kStream1, "trampoline");
+    run.run_key = run_key;
+    sanitizer.host_function_enqueued({thread, run, {}});
+  };
+  enqueue(kMain, 1);
+  enqueue(kMain, 2);
+  enqueue(kWorker, 3);  // its capture_enqueue_stack answers nothing
+  sanitizer.interpreter_finished();
+  std::vector<Report> lost;
+  for (const Report& report : sanitizer.reports()) {
+    if (report.checker == Checker::host_function_lost_at_exit) lost.push_back(report);
+  }
+  ASSERT_EQ(3u, lost.size());
+  EXPECT_EQ(*loop_stack, lost[0].stack);
+  EXPECT_EQ(*loop_stack, lost[1].stack);
+  EXPECT_EQ(Stack{"raw capture 1 of thread " + std::to_string(kWorker)}, lost[2].stack);
+  EXPECT_EQ(3, enqueue_captures);
+  EXPECT_EQ(0, counting.calls[kMain]);
+  EXPECT_EQ(1, counting.calls[kWorker]);
+}
+
 TEST(StackCapture, WithoutACaptureStacksStayEmpty) {
   Harness h;
   h.run(kCallback, Harness::host_function(HostFunctionKind::python, kStream1, "scenario.py:3 on_done"));
