@@ -2,6 +2,7 @@
 
 #include <atomic>
 
+#include "checkers/core/per_thread.h"
 #include "checkers/core/sanitizer_model.h"
 
 namespace gilsan::checkers {
@@ -18,13 +19,8 @@ struct HeldBackGil {
   enum class Stage { released, reacquiring } stage = Stage::released;
 };
 
-// On the heap, not in thread-local storage itself: this file is also part of libgilsan_inject.so,
-// which is loaded by dlopen with static TLS, and a dlopened library gets little of it.
-HeldBackGil& held_back_gil() {
-  thread_local std::unique_ptr<HeldBackGil> held;
-  if (!held) held = std::make_unique<HeldBackGil>();
-  return *held;
-}
+// A thread's own (per_thread.h: it is asked for until the thread's last moments, finish() at exit).
+HeldBackGil& held_back_gil() { return PerThread<HeldBackGil>::get(); }
 
 }  // namespace
 

@@ -3,10 +3,10 @@
 #include <dlfcn.h>
 
 #include <cstdint>
-#include <memory>
 #include <vector>
 
 #include "checkers/core/host_function_runs.h"
+#include "checkers/core/per_thread.h"
 #include "checkers/sources/code_address.h"
 #include "checkers/sources/synchronizing_calls.h"
 #include "checkers/sources/thread_identity.h"
@@ -73,9 +73,8 @@ namespace {
 thread_local int t_host_function_depth = 0;
 thread_local std::vector<bool> t_calls_sent;
 
-// What each thread reuses from one event to the next. On the heap, not in thread-local storage: this
-// file is also part of libgilsan_inject.so, which is loaded by dlopen with static TLS (the board's),
-// and the surplus of static TLS a dlopened library can get is small.
+// What each thread reuses from one event to the next (a PerThread: see per_thread.h for why not a
+// thread_local).
 struct ThreadScratch {
   // The last few entry points asked about and the answers (matters), replaced in turn.
   struct Remembered {
@@ -93,11 +92,7 @@ struct ThreadScratch {
   HostFunctionBegin begin;
 };
 
-ThreadScratch& thread_scratch() {
-  thread_local std::unique_ptr<ThreadScratch> scratch;
-  if (!scratch) scratch = std::make_unique<ThreadScratch>();
-  return *scratch;
-}
+ThreadScratch& thread_scratch() { return PerThread<ThreadScratch>::get(); }
 
 }  // namespace
 

@@ -19,6 +19,7 @@
 #include <iostream>
 #include <memory>
 
+#include "checkers/core/per_thread.h"
 #include "checkers/core/sanitizer.h"
 #include "checkers/sources/entry_point_names.h"
 #include "checkers/sources/error_names.h"
@@ -180,9 +181,15 @@ void gil_acquired() { g_child->sanitizer->gil_acquired(current_thread_id()); }
 void gil_released() { g_child->sanitizer->gil_released(current_thread_id()); }
 
 // The module's events are made in the same objects on each thread every time: a launch loop then
-// allocates no strings for them (the Sanitizer copies what it keeps).
+// allocates no strings for them (the Sanitizer copies what it keeps). A PerThread, not a thread_local:
+// the module's last events of a thread can come from its thread_local destructors (per_thread.h).
+struct ModuleEvents {
+  HostFunctionEnqueued enqueued;
+  HostFunctionBegin begin;
+};
+
 void host_function_enqueued(const GilsanSanitizerHostFunction* record) {
-  thread_local HostFunctionEnqueued event;
+  HostFunctionEnqueued& event = PerThread<ModuleEvents>::get().enqueued;
   event.thread = current_thread_id();
   describe_into(*record, event.host_function);
   g_child->sanitizer->host_function_enqueued(event);
@@ -199,7 +206,7 @@ void host_function_begin(const GilsanSanitizerHostFunction* record) {
     named = true;
     g_child->sanitizer->name_thread(current_thread_id(), "driver callback thread");
   }
-  thread_local HostFunctionBegin event;
+  HostFunctionBegin& event = PerThread<ModuleEvents>::get().begin;
   event.thread = current_thread_id();
   describe_into(*record, event.host_function);
   g_child->sanitizer->host_function_begin(event);

@@ -5,6 +5,7 @@
 #include <string_view>
 #include <vector>
 
+#include "checkers/core/per_thread.h"
 #include "checkers/sources/native_stack.h"
 #include "checkers/sources/python_stack_reader.h"
 #include "checkers/sources/thread_identity.h"
@@ -16,6 +17,12 @@ using checkers::Stack;
 
 // Deep enough to show the scenario's code above the module's and the driver's frames.
 constexpr int kStackDepth = 16;
+
+// A thread's last answer of capture_enqueue (a PerThread: per_thread.h says why not a thread_local).
+struct LastEnqueueStack {
+  std::string text;
+  std::shared_ptr<const Stack> stack;
+};
 
 // The frames of a Python stack's text, one per line.
 Stack frames_of(std::string_view text) {
@@ -51,11 +58,7 @@ std::shared_ptr<const Stack> ScenarioStacks::capture_enqueue(checkers::ThreadId 
   if (write_stack(text, sizeof(text), kStackDepth) <= 0) return nullptr;
   // The module writes the same text for the same call site from its own cache: comparing the text
   // is cheaper than splitting and allocating the frames again.
-  struct Last {
-    std::string text;
-    std::shared_ptr<const Stack> stack;
-  };
-  thread_local Last last;
+  LastEnqueueStack& last = checkers::PerThread<LastEnqueueStack>::get();
   if (last.stack == nullptr || last.text != text) {
     last.text = text;
     last.stack = std::make_shared<const Stack>(frames_of(text));
