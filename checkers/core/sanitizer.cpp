@@ -107,6 +107,19 @@ bool Sanitizer::holds_back_release(ThreadId thread) const {
   return held.sanitizer == instance_ && held.thread == thread && held.stage == HeldBackGil::Stage::released;
 }
 
+template <typename TakeBack>
+bool Sanitizer::end_held_back_round_trip(ThreadId thread, TakeBack&& take_back) {
+  bool skipped = false;
+  handle([&](SanitizerModel& model, auto& out) {
+    held_back_gil().sanitizer = 0;  // taken over here
+    skipped = model.gil_round_trip_changes_nothing(thread);
+    if (skipped) return;
+    model.gil_released(thread);
+    take_back(model, out);
+  }, GilDependence::independent);
+  return skipped;
+}
+
 void Sanitizer::deliver(const std::vector<Report>& reports) {
   std::lock_guard lock(delivery_mutex_);
   for (const auto& sink : sinks_) {
@@ -152,15 +165,10 @@ void Sanitizer::host_function_skipped(ThreadId thread) {
 }
 void Sanitizer::gil_acquire_begin(ThreadId thread, const Stack& stack) {
   if (holds_back_release(thread)) {
-    bool round_trip_changes_nothing = false;
-    handle([&](SanitizerModel& model, auto& out) {
-      held_back_gil().sanitizer = 0;  // taken over here
-      round_trip_changes_nothing = model.gil_round_trip_changes_nothing(thread);
-      if (round_trip_changes_nothing) return;
-      model.gil_released(thread);
-      model.gil_acquire_begin(thread, stack, out);
-    }, GilDependence::independent);
-    if (round_trip_changes_nothing) held_back_gil() = {instance_, thread, HeldBackGil::Stage::reacquiring};
+    const bool skipped = end_held_back_round_trip(
+        thread, [&](SanitizerModel& model, auto& out) { model.gil_acquire_begin(thread, stack, out); });
+    // Its gil_acquired then ends it (or any other event applies it as released and waiting).
+    if (skipped) held_back_gil() = {instance_, thread, HeldBackGil::Stage::reacquiring};
     return;
   }
   handle([&](SanitizerModel& model, auto& out) { model.gil_acquire_begin(thread, stack, out); });
@@ -171,12 +179,7 @@ void Sanitizer::gil_acquired(ThreadId thread) {
     held.sanitizer = 0;  // the end of a round trip that changed nothing
   } else if (holds_back_release(thread)) {
     // Taken back without a gil_acquire_begin.
-    handle([&](SanitizerModel& model, auto& out) {
-      held_back_gil().sanitizer = 0;
-      if (model.gil_round_trip_changes_nothing(thread)) return;
-      model.gil_released(thread);
-      model.gil_acquired(thread, out);
-    }, GilDependence::independent);
+    end_held_back_round_trip(thread, [&](SanitizerModel& model, auto& out) { model.gil_acquired(thread, out); });
   } else {
     handle([&](SanitizerModel& model, auto& out) { model.gil_acquired(thread, out); });
   }

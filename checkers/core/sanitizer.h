@@ -137,6 +137,10 @@ class Sanitizer {
   int apply_held_back_gil(SanitizerModel& model, std::vector<Report>& out);
   // Whether the calling thread holds back a release of the GIL by `thread` for this Sanitizer.
   bool holds_back_release(ThreadId thread) const;
+  // The thread takes the GIL back while its release is held back: the round trip reaches the model
+  // only when it changes something, as the release and then `take_back`. True when it was skipped.
+  template <typename TakeBack>
+  bool end_held_back_round_trip(ThreadId thread, TakeBack&& take_back);
   void deliver(const std::vector<Report>& reports);
 
   const std::uint64_t instance_;  // tells this Sanitizer's held-back GIL events from an earlier one's
