@@ -117,13 +117,17 @@ void ApiScope::decide_first_use(Lock& lock, const char* first_use_cell) {
 
 void ApiScope::apply_outside(Lock& lock, WorkBehaviour behaviour) {
   auto& driver = SimDriver::instance();
-  work_waits_ = behaviour == WorkBehaviour::WorkWaits;
-  if (behaviour != WorkBehaviour::CallBlocks) return;
-  driver.progress.wait(lock, [&] {
-    if (context_ == nullptr) return driver.host_functions_running == 0;
+  auto host_function_runs = [&] {
+    if (context_ == nullptr) return driver.host_functions_running > 0;
     auto context = driver.contexts.find(context_);
-    return !context || context->host_functions_running == 0;
-  });
+    return context && context->host_functions_running > 0;
+  };
+  // `work-waits` is what a call made while a host function of the context runs does to its work.
+  // Work enqueued before any began goes on as the GPU's would, even if a host function begins before
+  // it gets its turn: one that waits for it must not wait forever.
+  work_waits_ = behaviour == WorkBehaviour::WorkWaits && host_function_runs();
+  if (behaviour != WorkBehaviour::CallBlocks) return;
+  driver.progress.wait(lock, [&] { return !host_function_runs(); });
 }
 
 }  // namespace gilsan::sim

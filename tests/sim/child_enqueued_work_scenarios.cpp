@@ -1,9 +1,11 @@
-// Child scenario `enqueued-work CELL`: one enqueued-work cell of the profile (enqueued_work.h), made
+// Child scenarios `enqueued-work CELL`: one enqueued-work cell of the profile (enqueued_work.h), made
 // on another thread while a host function of the context is held on S1, in a process of its own so
 // that a first use of a kernel is the first in its context. The loading mode is the process's
 // CUDA_MODULE_LOADING. Reports whether the call returned, and whether its work on S2 completed, while
-// the host function was still held.
+// the host function was still held. And `work-enqueued-before-host-function`: what such a cell does not
+// cover (below).
 #include <atomic>
+#include <cstdlib>
 #include <functional>
 #include <thread>
 
@@ -102,6 +104,51 @@ int child_enqueued_work(const std::string& cell) {
   report("result", result_name(result));
   report("work-completed-after", drained(s2.get(), std::chrono::milliseconds(kHangTimeout)) ? "yes" : "no");
   return 0;
+}
+
+// A warm launch on stream X is made while no host function runs, and waits (cuStreamWaitEvent) for
+// 300 ms of device work on S2; before its turn comes, a host function on S1 synchronizes an event
+// recorded on X behind it. A `work-waits` cell speaks of calls made while a host function of the
+// context runs, so this launch's work is not held back by the host function that began after it, and
+// the wait ends once the work has run. Reports whether it did (on a hang the process ends itself:
+// the callback thread would never return).
+int child_work_enqueued_before_host_function(const std::string&) {
+  const DriverTable& d = driver();
+  PrimaryContext context;
+  Stream s1;
+  Stream s2;
+  Stream x;
+  Prepared p;
+  Event turn;
+  Event done;
+  if (d.cuModuleLoadData(&p.module, test_kernels_ptx()) != CUDA_SUCCESS ||
+      d.cuModuleGetFunction(&p.function, p.module, kSpinKernel) != CUDA_SUCCESS || launch(p, x.get()) != CUDA_SUCCESS ||
+      d.cuStreamSynchronize(x.get()) != CUDA_SUCCESS ||
+      launch_device_work(d, s2.get(), std::chrono::milliseconds(300)) != CUDA_SUCCESS ||
+      d.cuEventRecord(turn.get(), s2.get()) != CUDA_SUCCESS || d.cuStreamWaitEvent(x.get(), turn.get(), 0) != CUDA_SUCCESS ||
+      launch(p, x.get()) != CUDA_SUCCESS || d.cuEventRecord(done.get(), x.get()) != CUDA_SUCCESS) {
+    report("prepared", "no");
+    return 3;
+  }
+  struct Waiter {
+    CUevent event;
+    CUresult result = CUDA_ERROR_UNKNOWN;
+    std::atomic<bool> returned{false};
+    static void CUDA_CB run(void* data) {
+      auto* waiter = static_cast<Waiter*>(data);
+      waiter->result = driver().cuEventSynchronize(waiter->event);
+      waiter->returned = true;
+    }
+  } waiter{done.get()};
+  if (d.cuLaunchHostFunc(s1.get(), &Waiter::run, &waiter) != CUDA_SUCCESS) {
+    report("prepared", "no");
+    return 3;
+  }
+  const bool returned = eventually([&] { return waiter.returned.load(); });
+  report("host-function-wait-returned", returned ? "yes" : "no");
+  if (!returned) std::_Exit(0);
+  report("result", result_name(waiter.result));
+  return d.cuStreamSynchronize(s1.get()) == CUDA_SUCCESS ? 0 : 4;
 }
 
 }  // namespace gilsan::test

@@ -17,6 +17,7 @@ int child_sticky_error(const std::string&);
 int child_exit_with_pending_work(const std::string&);
 int child_injected_failures(const std::string&);
 int child_enqueued_work(const std::string&);
+int child_work_enqueued_before_host_function(const std::string&);
 
 const ChildScenario* find_child_scenario(const std::string& name) {
   static const ChildScenario kScenarios[] = {
@@ -33,6 +34,7 @@ const ChildScenario* find_child_scenario(const std::string& name) {
       {"exit-with-pending-work", child_exit_with_pending_work},
       {"injected-failures", child_injected_failures},
       {"enqueued-work", child_enqueued_work},
+      {"work-enqueued-before-host-function", child_work_enqueued_before_host_function},
   };
   for (const ChildScenario& scenario : kScenarios)
     if (name == scenario.name) return &scenario;

@@ -23,6 +23,24 @@ std::map<std::string, std::string> loading(ModuleLoading mode) {
   return {{"CUDA_MODULE_LOADING", mode == ModuleLoading::Eager ? "EAGER" : "LAZY"}};
 }
 
+// An edited profile in a file of the test's own, for GILSAN_SIM_PROFILE; removed with the object.
+class ProfileFile {
+ public:
+  explicit ProfileFile(const DriverProfile& profile)
+      : path_(std::filesystem::temp_directory_path() /
+              ("gilsan-enqueued-work-" + std::to_string(::getpid()) + "-" + std::to_string(++made_) + ".json")) {
+    std::ofstream(path_) << to_json(profile);
+  }
+  ~ProfileFile() { std::filesystem::remove(path_); }
+  ProfileFile(const ProfileFile&) = delete;
+  ProfileFile& operator=(const ProfileFile&) = delete;
+  std::string path() const { return path_.string(); }
+
+ private:
+  static inline int made_ = 0;
+  std::filesystem::path path_;
+};
+
 // Runs the cell in a child and checks both halves against `expected`.
 void expect_cell(const std::string& cell, WorkBehaviour expected, std::map<std::string, std::string> environment) {
   ChildProcess child(child_arguments({"enqueued-work", cell}), environment);
@@ -69,18 +87,33 @@ TEST(SimEnqueuedWork, EachLoadingModeGetsItsOwnCells) {
   eager["cuLaunchKernel#first-library-kernel"] = WorkBehaviour::Proceeds;
   eager["cuKernelGetFunction#first"] = WorkBehaviour::CallBlocks;
   eager["cuLaunchKernel"] = WorkBehaviour::WorkWaits;
-  const std::filesystem::path file =
-      std::filesystem::temp_directory_path() / ("gilsan-enqueued-work-" + std::to_string(::getpid()) + ".json");
-  std::ofstream(file) << to_json(profile);
+  const ProfileFile file(profile);
   for (ModuleLoading mode : module_loading_modes()) {
     for (const char* cell : kCells) {
       auto environment = loading(mode);
-      environment["GILSAN_SIM_PROFILE"] = file.string();
+      environment["GILSAN_SIM_PROFILE"] = file.path();
       SCOPED_TRACE(std::string(to_string(mode)) + " " + cell);
       expect_cell(cell, profile.work(mode, cell), environment);
     }
   }
-  std::filesystem::remove(file);
+}
+
+// A `work-waits` cell holds back work enqueued while a host function of the context runs, not work
+// enqueued before one began: a host function that began while such work still waited for its turn
+// sees it done (gilsan-probe's inside cuEventSynchronize case hung on a loaded machine when the sim
+// held that work back too).
+TEST(SimEnqueuedWork, WorkEnqueuedBeforeAHostFunctionBeganIsNotHeldBackByIt) {
+  SIM_ONLY();
+  DriverProfile profile = load_driver_profile(GILSAN_DEFAULT_PROFILE_PATH);
+  profile.enqueued_work[ModuleLoading::Lazy]["cuLaunchKernel"] = WorkBehaviour::WorkWaits;
+  const ProfileFile file(profile);
+  auto environment = loading(ModuleLoading::Lazy);
+  environment["GILSAN_SIM_PROFILE"] = file.path();
+  ChildProcess child(child_arguments({"work-enqueued-before-host-function"}), environment);
+  ASSERT_TRUE(child.wait_for_exit(std::chrono::seconds(2 * kHangTimeout))) << child.output();
+  EXPECT_EQ(child.exit_code(), 0) << child.output();
+  EXPECT_EQ(child.line_value("host-function-wait-returned "), "yes") << child.output();
+  EXPECT_EQ(child.line_value("result "), "CUDA_SUCCESS") << child.output();
 }
 
 }  // namespace
