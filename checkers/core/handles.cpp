@@ -28,4 +28,14 @@ std::string hex(std::uint64_t value) {
   return text;
 }
 
+void reset_keeping_buffers(HostFunction& host_function) {
+  std::string implementation = std::move(host_function.implementation);
+  std::string callable = std::move(host_function.callable);
+  host_function = HostFunction{};
+  implementation.clear();
+  callable.clear();
+  host_function.implementation = std::move(implementation);
+  host_function.callable = std::move(callable);
+}
+
 }  // namespace gilsan::checkers

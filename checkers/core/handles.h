@@ -52,6 +52,10 @@ struct HostFunction {
   std::uint64_t user_data = 0;
 };
 
+// Makes `host_function` a default one again; its strings keep their buffers for what is assigned next
+// (the model's maps make an entry per host function in the nodes of erased ones: node_pool.h).
+void reset_keeping_buffers(HostFunction& host_function);
+
 // The driver's codes the core needs to name; everything else is passed through as a number.
 inline constexpr int kCudaSuccess = 0;
 inline constexpr int kCudaErrorNotPermitted = 800;

@@ -6,12 +6,22 @@
 
 namespace gilsan::checkers {
 
+HostFunctionLifetime::Callables::iterator HostFunctionLifetime::make(std::uint64_t id) {
+  return callable_nodes_.find_or_make(callables_, id, [](Callable& callable) {
+    HostFunction kept = std::move(callable.last_seen);
+    reset_keeping_buffers(kept);
+    callable = Callable{};
+    callable.last_seen = std::move(kept);
+  });
+}
+
 HostFunctionLifetime::Callable& HostFunctionLifetime::fresh(std::uint64_t id) {
   // An id seen again after its release is a new callable at a reused address.
-  if (recently_released_.erase(id) != 0) callables_.erase(id);
   auto found = callables_.find(id);
-  if (found != callables_.end() && found->second.released) callables_.erase(found);
-  return callables_[id];
+  if (recently_released_.erase(id) != 0 || (found != callables_.end() && found->second.released)) {
+    if (found != callables_.end()) callable_nodes_.erase(callables_, found);
+  }
+  return make(id)->second;
 }
 
 void HostFunctionLifetime::forget_if_done(std::uint64_t id) {
@@ -22,12 +32,22 @@ void HostFunctionLifetime::forget_if_done(std::uint64_t id) {
       !callable.live_graphs.empty()) {
     return;
   }
-  callables_.erase(found);
-  if (recently_released_.insert(id).second) released_order_.push_back(id);
-  if (released_order_.size() > kRememberReleased) {
-    recently_released_.erase(released_order_.front());
-    released_order_.pop_front();
+  callable_nodes_.erase(callables_, found);
+  if (recently_released_.contains(id)) return;
+  released_order_.push_back(id);
+  if (released_order_.size() <= kRememberReleased) {
+    recently_released_.insert(id);
+    return;
   }
+  // The oldest id is forgotten and its node remembers this one.
+  auto oldest = recently_released_.extract(released_order_.front());
+  released_order_.pop_front();
+  if (oldest.empty()) {
+    recently_released_.insert(id);
+    return;
+  }
+  oldest.value() = id;
+  recently_released_.insert(std::move(oldest));
 }
 
 void HostFunctionLifetime::enqueued(const HostFunction& host_function) {
@@ -43,7 +63,7 @@ std::optional<HostFunctionLifetime::Finding> HostFunctionLifetime::began(
   if (recently_released_.contains(host_function.id)) {
     return Finding{host_function, describe(host_function) + " ran after its callable was released"};
   }
-  Callable& callable = callables_[host_function.id];
+  Callable& callable = make(host_function.id)->second;
   callable.last_seen = host_function;
   if (callable.pending_runs > 0) --callable.pending_runs;
   ++callable.running;

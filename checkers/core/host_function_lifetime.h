@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "checkers/core/handles.h"
+#include "checkers/core/node_pool.h"
 
 namespace gilsan::checkers {
 
@@ -51,7 +52,10 @@ class HostFunctionLifetime {
   Callable& fresh(std::uint64_t id);
   void forget_if_done(std::uint64_t id);
 
-  std::unordered_map<std::uint64_t, Callable> callables_;
+  using Callables = std::unordered_map<std::uint64_t, Callable>;
+  Callables::iterator make(std::uint64_t id);  // the entry of `id`, made in a kept node if need be
+  Callables callables_;
+  NodePool<Callables> callable_nodes_;
   std::unordered_map<std::uint64_t, std::vector<std::uint64_t>> graph_callables_;
   // Ids released with nothing outstanding, kept for a while to recognize a run after release.
   static constexpr std::size_t kRememberReleased = 4096;

@@ -23,7 +23,7 @@ bool is_sticky_error(int result) {
 
 void HostFunctionRuns::enqueued(const Run& run, std::shared_ptr<const Description> description) {
   if (run.run_key == 0) return;
-  auto found = runs_.try_emplace(run.run_key).first;
+  auto found = runs_nodes_.find_or_make(runs_, run.run_key);
   Runs& runs = found->second;
   // A graph node's key comes back at every launch; the first description stays.
   if (!runs.description) {
@@ -36,7 +36,7 @@ void HostFunctionRuns::enqueued(const Run& run, std::shared_ptr<const Descriptio
 
 void HostFunctionRuns::began(std::uint64_t run_key) {
   if (run_key == 0) return;
-  Runs& runs = runs_[run_key];
+  Runs& runs = runs_nodes_.find_or_make(runs_, run_key)->second;
   runs.waiting -= 1;
   runs.running += 1;
 }
@@ -118,7 +118,8 @@ HostFunctionRuns::Lost HostFunctionRuns::lost(std::uint64_t key, Runs& runs, std
 }
 
 void HostFunctionRuns::forget_if_done(std::unordered_map<std::uint64_t, Runs>::iterator found) {
-  if (found->second.waiting == 0 && found->second.running == 0 && !found->second.reported) runs_.erase(found);
+  if (found->second.waiting == 0 && found->second.running == 0 && !found->second.reported)
+    runs_nodes_.erase(runs_, found);
 }
 
 }  // namespace gilsan::checkers

@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "checkers/core/handles.h"
+#include "checkers/core/node_pool.h"
 
 namespace gilsan::checkers {
 
@@ -82,6 +83,7 @@ class HostFunctionRuns {
   void forget_if_done(std::unordered_map<std::uint64_t, Runs>::iterator found);
 
   std::unordered_map<std::uint64_t, Runs> runs_;
+  NodePool<std::unordered_map<std::uint64_t, Runs>> runs_nodes_;
   std::unordered_set<Handle> failed_contexts_;
 };
 

@@ -204,8 +204,9 @@ void SanitizerModel::unraisable_in_host_function(const UnraisableInHostFunction&
 void SanitizerModel::callable_released(const CallableReleased& event, Out& out) {
   if (auto described = described_by_id_.find(event.id); described != described_by_id_.end()) {
     auto entry = described_.find(described->second);
-    if (entry != described_.end() && entry->second.host_function.id == event.id) described_.erase(entry);
-    described_by_id_.erase(described);
+    if (entry != described_.end() && entry->second.host_function.id == event.id)
+      described_nodes_.erase(described_, entry);
+    described_by_id_nodes_.erase(described_by_id_, described);
   }
   if (!options_.is_enabled(Checker::host_function_lifetime)) return;
   auto finding = lifetime_.released(event.id, event.abandoned_runs);

@@ -57,11 +57,10 @@ std::shared_ptr<const Stack> SanitizerModel::kept_enqueue_stack(ThreadId id, con
   return shared_stack(kept_stack(id, given));
 }
 
-std::vector<NodeId> SanitizerModel::held_nodes(const ThreadState& state) const {
-  std::vector<NodeId> nodes;
-  nodes.reserve(state.held.size());
-  for (const HeldLock& held : state.held) nodes.push_back(held.node);
-  return nodes;
+const std::vector<NodeId>& SanitizerModel::held_nodes(const ThreadState& state) {
+  held_nodes_.clear();
+  for (const HeldLock& held : state.held) held_nodes_.push_back(held.node);
+  return held_nodes_;
 }
 
 void SanitizerModel::wait_for(ThreadId id, const ThreadState& state,
@@ -103,7 +102,8 @@ void SanitizerModel::driver_call_enter(const DriverCallEnter& event, Out& out) {
 
   // The call's own GIL state wins over what the GIL events said: a binding may release the GIL
   // around the call (Py_BEGIN_ALLOW_THREADS), or hold it where no trampoline of ours saw it taken.
-  std::vector<NodeId> holders = held_nodes(state);
+  std::vector<NodeId>& holders = call_holders_;
+  holders = held_nodes(state);
   const bool holds_gil = event.holds_gil.value_or(state.find(gil_) != nullptr);
   if (!holds_gil) std::erase(holders, gil_);
   if (holds_gil && !contains(holders, gil_)) holders.push_back(gil_);
@@ -174,8 +174,12 @@ void SanitizerModel::host_function_begin(const HostFunctionBegin& event, Out& ou
 
   // The completions this host function is part of: nobody waits to take them (no edges into them);
   // whoever waits for them waits for this host function.
-  // Built in the buffers of the last host function this thread ran (ThreadState's spare).
-  ActiveHostFunction active = std::move(state.spare_host_function);
+  // Built in the buffers of a host function this thread ran before (ThreadState's spares).
+  ActiveHostFunction active;
+  if (!state.spare_host_functions.empty()) {
+    active = std::move(state.spare_host_functions.back());
+    state.spare_host_functions.pop_back();
+  }
   active.host_function = host_function;
   std::vector<NodeId> holds = std::move(active.holds);
   holds.clear();
@@ -217,9 +221,8 @@ void SanitizerModel::host_function_end(ThreadId id, Out&) {
     ++ignored_events_;
     return;
   }
-  // Kept as the spare: its buffers serve the thread's next host function.
-  ActiveHostFunction& ended = state.spare_host_function;
-  ended = std::move(state.host_functions.back());
+  // Kept as a spare: its buffers serve the thread's next host function.
+  ActiveHostFunction& ended = state.spare_host_functions.emplace_back(std::move(state.host_functions.back()));
   state.host_functions.pop_back();
   for (NodeId node : ended.holds) unhold(state, node);
   // Whatever GIL the host function took is given back when it returns to the driver.

@@ -15,6 +15,7 @@
 #include "checkers/core/events.h"
 #include "checkers/core/host_function_lifetime.h"
 #include "checkers/core/host_function_runs.h"
+#include "checkers/core/node_pool.h"
 #include "checkers/core/lock_order_graph.h"
 #include "checkers/core/options.h"
 #include "checkers/core/report.h"
@@ -94,7 +95,9 @@ class SanitizerModel {
                 const Stack& stack, Out& out);
   void report_cycle_through(EdgeId edge, NodeId from, NodeId to, Out& out);
   Report cycle_report(const std::vector<NodeId>& cycle) const;
-  std::vector<NodeId> held_nodes(const ThreadState& state) const;
+  // The nodes `state` holds, in acquisition order, in a buffer of the model's that the next call
+  // writes over (an event allocates nothing for it): copy it to keep or change it.
+  const std::vector<NodeId>& held_nodes(const ThreadState& state);
   void take_gil(ThreadId id, ThreadState& state, const Stack& stack, Out& out);
   void release_gil(ThreadState& state);
   // Appends `report` unless a report with the same key was made before.
@@ -121,6 +124,8 @@ class SanitizerModel {
   LockOrderGraph graph_;
   NodeId gil_;
   std::vector<EdgeEvidence> evidence_;  // by EdgeId
+  std::vector<NodeId> held_nodes_;      // held_nodes()'s buffer
+  std::vector<NodeId> call_holders_;    // driver_call_enter's: who the call's waits are drawn from
   std::unordered_map<ThreadId, ThreadState> threads_;
   ThreadState* last_thread_ = nullptr;  // see thread()
   ThreadId last_thread_id_ = 0;
@@ -138,6 +143,8 @@ class SanitizerModel {
   };
   std::unordered_map<std::uint64_t, LauncherDescription> described_;  // by userData
   std::unordered_map<std::uint64_t, std::uint64_t> described_by_id_;   // callable id -> userData
+  NodePool<decltype(described_)> described_nodes_;
+  NodePool<decltype(described_by_id_)> described_by_id_nodes_;
   bool finalizing_ = false;
   std::unordered_set<std::string> reported_keys_;
   std::size_t ignored_events_ = 0;

@@ -8,7 +8,11 @@ namespace gilsan::checkers {
 void SanitizerModel::note_launcher_description(const HostFunctionEnqueued& event) {
   const HostFunction& host_function = event.host_function;
   if (host_function.user_data == 0 || !options_.is_enabled(Checker::host_function_lost_at_exit)) return;
-  LauncherDescription& described = described_[host_function.user_data];
+  LauncherDescription& described =
+      described_nodes_.find_or_make(described_, host_function.user_data, [](LauncherDescription& kept) {
+        reset_keeping_buffers(kept.host_function);
+        kept.enqueue_stack = nullptr;
+      })->second;
   // A graph's callable is described once, with where it was added; a stream launch at each launch.
   if (event.thread != 0 || described.host_function.id != host_function.id || !described.enqueue_stack) {
     described.host_function = host_function;
@@ -17,7 +21,8 @@ void SanitizerModel::note_launcher_description(const HostFunctionEnqueued& event
                                   ? kept_enqueue_stack(event.thread, event.stack)
                                   : shared_stack(event.stack);
   }
-  if (host_function.id != 0) described_by_id_[host_function.id] = host_function.user_data;
+  if (host_function.id != 0)
+    described_by_id_nodes_.find_or_make(described_by_id_, host_function.id)->second = host_function.user_data;
 }
 
 namespace {

@@ -36,9 +36,10 @@ struct ThreadState {
   bool waiting_for_gil = false;
   std::vector<ActiveHostFunction> host_functions;  // innermost last; more than one only if nested
   std::vector<ActiveCall> calls;                   // innermost last
-  // The host function that ended last, kept for its buffers: the next host_function_begin moves it
-  // back in and assigns over it, so that a thread running host functions allocates nothing per run.
-  ActiveHostFunction spare_host_function;
+  // Host functions that ended, kept for their buffers: host_function_begin takes the last one back
+  // and assigns over it, so that a thread running host functions allocates nothing per run. As many
+  // as were ever nested (the driver's record of a run and the launcher's trampoline inside it: two).
+  std::vector<ActiveHostFunction> spare_host_functions;
   // The description of the last run this thread enqueued (host-function-lost-at-exit's books): the
   // next run enqueued the same way shares it instead of making its own strings and stack.
   std::shared_ptr<const HostFunctionRuns::Description> last_enqueued;

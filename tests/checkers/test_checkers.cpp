@@ -261,6 +261,43 @@ TEST(HostFunctionLifetime, ReusedIdIsANewCallable) {
   EXPECT_TRUE(h.reports_of(Checker::host_function_lifetime).empty());
 }
 
+// The books of a callable that is done are reused for the next one (node_pool.h): nothing of the
+// first may show in the second's report.
+TEST(HostFunctionLifetime, TheNextCallableIsToldAsItselfInTheBooksOfOneThatIsDone) {
+  Harness h;
+  HostFunction first = python_cb(0xa1);
+  first.callable = "first_callable_with_a_long_name at scenario.py:3";
+  h.sanitizer.host_function_enqueued({.thread = kMain, .host_function = first});
+  h.run(kCallback, first);
+  h.sanitizer.callable_released({.thread = kMain, .id = 0xa1});
+  HostFunction second = python_cb(0xb2);
+  second.callable = "cb2 at scenario.py:9";
+  h.sanitizer.host_function_enqueued({.thread = kMain, .host_function = second});
+  h.sanitizer.callable_released({.thread = kMain, .id = 0xb2});
+  const auto found = h.reports_of(Checker::host_function_lifetime);
+  ASSERT_EQ(found.size(), 1u);
+  EXPECT_NE(found[0].summary.find("cb2 at scenario.py:9"), std::string::npos) << found[0].summary;
+  EXPECT_EQ(found[0].summary.find("first_callable"), std::string::npos) << found[0].summary;
+  EXPECT_NE(found[0].summary.find("released with 1 run(s) still enqueued"), std::string::npos) << found[0].summary;
+}
+
+// Released ids are remembered (a run after the release is a use after free) up to a bound; past it the
+// oldest are forgotten and the newest still remembered.
+TEST(HostFunctionLifetime, ARunAfterReleaseIsFoundPastTheBoundOfRememberedIds) {
+  Harness h;
+  constexpr std::uint64_t kCallables = 5000;
+  for (std::uint64_t id = 1; id <= kCallables; ++id) {
+    h.sanitizer.host_function_enqueued({.thread = kMain, .host_function = python_cb(id)});
+    h.run(kCallback, python_cb(id));
+    h.sanitizer.callable_released({.thread = kMain, .id = id});
+  }
+  EXPECT_TRUE(h.reports_of(Checker::host_function_lifetime).empty());
+  h.run(kCallback, python_cb(kCallables));
+  const auto found = h.reports_of(Checker::host_function_lifetime);
+  ASSERT_EQ(found.size(), 1u);
+  EXPECT_NE(found[0].summary.find("ran after its callable was released"), std::string::npos);
+}
+
 TEST(HostFunctionLifetime, ReleaseWhileAGraphCanStillLaunchItFires) {
   Harness h;
   h.sanitizer.graph_holds_callable(0x9, python_cb(0xb2));
