@@ -67,6 +67,7 @@ void Sanitizer::handle(Handler&& handler, GilDependence gil) {
     }
     if (gil == GilDependence::depends) apply_held_back_gil(*model_, fresh);
     handler(*model_, fresh);
+    if (fresh.empty()) return;  // almost every event: nothing to symbolize, suppress or deliver
     if (symbolize_stack_) {
       for (Report& report : fresh) {
         symbolize_stack_(report.stack);
