@@ -17,10 +17,10 @@ HostFunctionLifetime::Callables::iterator HostFunctionLifetime::make(std::uint64
 
 HostFunctionLifetime::Callable& HostFunctionLifetime::fresh(std::uint64_t id) {
   // An id seen again after its release is a new callable at a reused address.
+  const bool released_before = recently_released_.erase(id) != 0;
   auto found = callables_.find(id);
-  if (recently_released_.erase(id) != 0 || (found != callables_.end() && found->second.released)) {
-    if (found != callables_.end()) callable_nodes_.erase(callables_, found);
-  }
+  if (found != callables_.end() && (released_before || found->second.released))
+    callable_nodes_.erase(callables_, found);
   return make(id)->second;
 }
 

@@ -15,8 +15,8 @@
 #include "checkers/core/events.h"
 #include "checkers/core/host_function_lifetime.h"
 #include "checkers/core/host_function_runs.h"
-#include "checkers/core/node_pool.h"
 #include "checkers/core/lock_order_graph.h"
+#include "checkers/core/node_pool.h"
 #include "checkers/core/options.h"
 #include "checkers/core/report.h"
 #include "checkers/core/thread_state.h"
@@ -60,7 +60,6 @@ class SanitizerModel {
   // The end of the run: calls still in flight inside host functions, callables kept too long.
   void finish(Out& out);
 
-  // See SanitizerConfig::capture_stack.
   // See SanitizerConfig::capture_stack and capture_enqueue_stack.
   void set_stack_capture(std::function<Stack(ThreadId)> capture,
                          std::function<std::shared_ptr<const Stack>(ThreadId)> capture_enqueue = {}) {

@@ -24,12 +24,12 @@
 #include "checkers/sources/entry_point_names.h"
 #include "checkers/sources/error_names.h"
 #include "checkers/sources/native_stack.h"
-#include "harness/runner/scenario_stacks.h"
 #include "checkers/sources/profile_behaviour.h"
 #include "checkers/sources/python_gil_probe.h"
 #include "checkers/sources/sanitizer_hooks.h"
 #include "checkers/sources/sim_source.h"
 #include "checkers/sources/thread_identity.h"
+#include "harness/runner/scenario_stacks.h"
 #endif
 
 namespace gilsan {

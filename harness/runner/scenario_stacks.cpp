@@ -37,13 +37,15 @@ Stack frames_of(std::string_view text) {
 
 }  // namespace
 
+bool ScenarioStacks::write_python_stack(char* text, std::size_t size) const {
+  const GilsanPythonStackFunction write_stack = python_stack_.load();
+  return write_stack != nullptr && gil_probe_.holds_gil().value_or(false) &&
+         write_stack(text, size, kStackDepth) > 0;
+}
+
 Stack ScenarioStacks::capture(checkers::ThreadId thread) const {
   if (thread != checkers::current_thread_id()) return {};
-  const GilsanPythonStackFunction write_stack = python_stack_.load();
-  if (write_stack != nullptr && gil_probe_.holds_gil().value_or(false)) {
-    char text[4096];
-    if (write_stack(text, sizeof(text), kStackDepth) > 0) return frames_of(text);
-  }
+  if (char text[4096]; write_python_stack(text, sizeof(text))) return frames_of(text);
   // Inside a call that released the GIL (ctypes, CuPy): the thread's Python frames, read as
   // faulthandler reads them, say more than the interpreter's native ones.
   if (Stack python = checkers::read_python_stack_without_gil(kStackDepth); !python.empty()) return python;
@@ -51,11 +53,8 @@ Stack ScenarioStacks::capture(checkers::ThreadId thread) const {
 }
 
 std::shared_ptr<const Stack> ScenarioStacks::capture_enqueue(checkers::ThreadId thread) const {
-  if (thread != checkers::current_thread_id()) return nullptr;
-  const GilsanPythonStackFunction write_stack = python_stack_.load();
-  if (write_stack == nullptr || !gil_probe_.holds_gil().value_or(false)) return nullptr;
   char text[4096];
-  if (write_stack(text, sizeof(text), kStackDepth) <= 0) return nullptr;
+  if (thread != checkers::current_thread_id() || !write_python_stack(text, sizeof(text))) return nullptr;
   // The module writes the same text for the same call site from its own cache: comparing the text
   // is cheaper than splitting and allocating the frames again.
   LastEnqueueStack& last = checkers::PerThread<LastEnqueueStack>::get();

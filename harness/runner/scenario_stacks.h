@@ -6,6 +6,7 @@
 
 #ifdef GILSAN_WITH_SANITIZER
 #include <atomic>
+#include <cstddef>
 #include <memory>
 
 #include "checkers/core/handles.h"
@@ -30,6 +31,9 @@ class ScenarioStacks {
   static void symbolize(checkers::Stack& stack);
 
  private:
+  // The Python stack of a calling thread that holds the GIL, as the module writes it; false otherwise.
+  bool write_python_stack(char* text, std::size_t size) const;
+
   checkers::PythonGilProbe& gil_probe_;
   std::atomic<GilsanPythonStackFunction> python_stack_{nullptr};
 };
