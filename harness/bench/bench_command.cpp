@@ -71,12 +71,13 @@ std::vector<std::string> child_environment(const DriverFolder& driver_folder) {
   environment.push_back(python_path);
   for (const auto& [name, value] : driver) environment.push_back(name + "=" + value);
   environment.push_back("PYTHONDONTWRITEBYTECODE=1");
-  // The sanitizer and detection rows run `gilsan run` (this executable) and inject this build's
-  // libraries; a caller's own setting of one wins.
+  // The sanitizer and detection rows run `gilsan run` (this executable), inject this build's
+  // libraries and put its forwarding driver in front of the real one; a caller's own setting of one wins.
   const std::pair<const char*, std::string> tools[] = {
       {"GILSAN_BENCH_GILSAN", own_executable()},
       {"GILSAN_BENCH_INJECT_LIBRARY", bench_inject_library()},
-      {"GILSAN_BENCH_CUPTI_FLOOR_LIBRARY", GILSAN_BENCH_CUPTI_FLOOR_LIBRARY}};
+      {"GILSAN_BENCH_CUPTI_FLOOR_LIBRARY", GILSAN_BENCH_CUPTI_FLOOR_LIBRARY},
+      {"GILSAN_BENCH_CUDASHIM_LIBRARY", forwarding_driver_path()}};
   for (const auto& [name, value] : tools)
     if (std::getenv(name) == nullptr && !value.empty()) environment.push_back(std::string(name) + "=" + value);
   return environment;

@@ -186,9 +186,10 @@ def group_measures(arguments, implementations, raw, size, specs, libraries):
     measures = {group: group_measure(group, arguments)
                 for group in sorted({row_id.split("/")[0] for row_id, how in child_specs(implementations, raw, size)
                                      if callable(how)})}
-    for sanitize in ("off", "on"):
-        if f"sanitizer-{sanitize}" in measured_outside:
-            measures[f"sanitizer-{sanitize}"] = bench_sanitizer.in_process_measure(sanitize, driver, size["count"])
+    for mode, _ in bench_sanitizer.IN_PROCESS_MODES:
+        if f"sanitizer-{mode}" in measured_outside:
+            measures[f"sanitizer-{mode}"] = bench_sanitizer.in_process_measure(mode, driver, size["count"],
+                                                                               gilsan.driver().library)
     if libraries:
         only = bench_sanitizer.INJECTED_WORKLOADS
         measures["not-injected"] = group_measure("reference", arguments, only, renamed="not-injected")

@@ -3,15 +3,23 @@ and off, each in a process of its own per round like every other group of rows.
 
 - In-process: `gilsan run bench_sanitized_workload.py --sanitize on|off` (the scenario child's
   Sanitizer fed by the module's hooks and the driver's observer, docs/sanitizer.md "In `gilsan run`").
+  On the real driver `--sanitize on` also puts the forwarding driver (libgilsan_cudashim.so) in front
+  of it, so a third group splits the cost in two: `--sanitize off` with the forwarding driver put first
+  on the child's library path here, as `gilsan run` puts it with the sanitizer on (the driver's
+  share: every call watched and written to the board, each host function wrapped), against which
+  `--sanitize on` is the sanitizer's own share.
 - Injected: the reference rows' own child with CUDA_INJECTION64_PATH naming libgilsan_inject.so, which
   on the real driver subscribes to CUPTI; beside it the same child under libgilsan_cupti_floor.so
   (tests/checkers/gpu: CUPTI subscribed to the same domains, its callback empty), CUPTI's own floor.
 
-`gilsan bench` (bench_command.cpp) names the gilsan executable and the two libraries in the
-environment (GILSAN_BENCH_GILSAN, GILSAN_BENCH_INJECT_LIBRARY, GILSAN_BENCH_CUPTI_FLOOR_LIBRARY)."""
+`gilsan bench` (bench_command.cpp) names the gilsan executable and the three libraries in the
+environment (GILSAN_BENCH_GILSAN, GILSAN_BENCH_INJECT_LIBRARY, GILSAN_BENCH_CUPTI_FLOOR_LIBRARY,
+GILSAN_BENCH_CUDASHIM_LIBRARY)."""
 import json
 import os
+import shutil
 import subprocess
+import tempfile
 
 import gilsan_impl
 
@@ -21,6 +29,10 @@ IN_PROCESS_WORKLOADS = (("python-loop", "Python callable, launched in a Python l
                         ("native-loop", "native function, launched in a Python loop"),
                         ("native-held", "native function, drained behind held work"))
 INJECTED_WORKLOADS = ("python-loop", "native-loop")
+# The in-process groups, in the order each round runs them: (mode, how the row names the run).
+IN_PROCESS_MODES = (("off", "in `gilsan run --sanitize off`"),
+                    ("forwarding", "in `gilsan run --sanitize off` behind the forwarding driver"),
+                    ("on", "in `gilsan run --sanitize on`"))
 
 
 def gilsan_executable():
@@ -28,14 +40,50 @@ def gilsan_executable():
     return path if path and os.access(path, os.X_OK) else None
 
 
-def in_process_measure(sanitize, driver, count):
-    """A group measure: one `gilsan run` of the workload scenario; {row id: us per callback}."""
+def forwarding_library():
+    path = os.environ.get("GILSAN_BENCH_CUDASHIM_LIBRARY", "")
+    return path if path and os.path.isfile(path) else None
+
+
+def forwarding_why_not(driver):
+    """Why the forwarding group cannot run here, or None."""
+    if driver != "real":
+        return "not available on the simulated driver: the forwarding driver stands in front of the real one"
+    if forwarding_library() is None:
+        return "not available: gilsan_cudashim is not built (ninja gilsan_cudashim)"
+    return None
+
+
+def _forwarding_folder(real_library):
+    """A private folder where libcuda.so.1 is the forwarding driver, and the variables that make a
+    `gilsan run` child load it in front of `real_library` (harness/runner/run_driver.cpp does the same
+    for a sanitized run). The `gilsan run` process itself then loads it too, and passes every call
+    through: nobody watches there."""
+    folder = tempfile.mkdtemp(prefix="gilsan-bench-forwarding-")
+    os.symlink(forwarding_library(), os.path.join(folder, "libcuda.so.1"))
+    inherited = os.environ.get("LD_LIBRARY_PATH", "")
+    return folder, {"LD_LIBRARY_PATH": folder + (":" + inherited if inherited else ""),
+                    "GILSAN_REAL_LIBCUDA": real_library}
+
+
+def in_process_measure(mode, driver, count, real_library=None):
+    """A group measure: one `gilsan run` of the workload scenario; {row id: us per callback}. `mode`:
+    off, forwarding (needs `real_library`, the real driver's file) or on."""
     def run():
         environment = dict(os.environ, GILSAN_BENCH_COUNT=str(count),
                            GILSAN_BENCH_IMPL_DIR=os.path.dirname(os.path.dirname(os.path.abspath(gilsan_impl.__file__))))
+        folder = None
+        if mode == "forwarding":
+            folder, variables = _forwarding_folder(real_library)
+            environment.update(variables)
+        sanitize = "on" if mode == "on" else "off"
         command = [gilsan_executable(), "run", WORKLOAD, "--driver", driver, "--sanitize", sanitize, "--report", "json"]
-        child = subprocess.run(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, timeout=900,
-                               env=environment)
+        try:
+            child = subprocess.run(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, timeout=900,
+                                   env=environment)
+        finally:
+            if folder is not None:
+                shutil.rmtree(folder, ignore_errors=True)
         try:
             report = json.loads(child.stdout)
         except json.JSONDecodeError:
@@ -45,7 +93,7 @@ def in_process_measure(sanitize, driver, count):
             raise RuntimeError(f"the workload's run ended {report.get('outcome')}: "
                                f"{(report.get('stderr') or '').strip()[-300:]}")
         results = json.loads(report["stdout"].strip().splitlines()[-1])
-        return {f"sanitizer-{sanitize}/{name}": value for name, value in results.items()}
+        return {f"sanitizer-{mode}/{name}": value for name, value in results.items()}
 
     return run
 
@@ -58,10 +106,10 @@ def in_process_rows(driver, reference_available):
     elif gilsan_executable() is None:
         why = "not available: the gilsan executable is not known (run through `gilsan bench`)"
     rows = []
-    for sanitize in ("off", "on"):
+    for mode, how in IN_PROCESS_MODES:
+        mode_why = why or (forwarding_why_not(driver) if mode == "forwarding" else None)
         for name, text in IN_PROCESS_WORKLOADS:
-            rows.append((f"sanitizer-{sanitize}/{name}",
-                         f"gilsan.host_launch in `gilsan run --sanitize {sanitize}`, {text}", why))
+            rows.append((f"sanitizer-{mode}/{name}", f"gilsan.host_launch {how}, {text}", mode_why))
     return rows
 
 

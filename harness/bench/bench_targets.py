@@ -36,6 +36,13 @@ def all_targets(figures, quiet_ms):
     for workload, target in (("native-loop", 1.10), ("native-held", 1.10), ("python-loop", 1.25), ("python-held", 1.25)):
         items.append(ratio(figures, f"sanitizer in-process on vs off, {workload}", f"sanitizer-on/{workload}",
                            f"sanitizer-off/{workload}", target))
+    # Where that cost goes on the real driver (no target of their own): the forwarding driver in front
+    # of it, and the sanitizer above the forwarding driver. Their product is the on/off ratio.
+    for workload in ("native-loop", "native-held", "python-loop", "python-held"):
+        items.append(ratio(figures, f"forwarding driver alone vs off, {workload}", f"sanitizer-forwarding/{workload}",
+                           f"sanitizer-off/{workload}", None))
+        items.append(ratio(figures, f"sanitizer on vs forwarding driver alone, {workload}", f"sanitizer-on/{workload}",
+                           f"sanitizer-forwarding/{workload}", None))
     for workload in ("native-loop", "python-loop"):
         # CUPTI's floor is measured in the same run: the injected library's target is to cost no more.
         floor = ratio(figures, "", f"cupti-floor/{workload}", f"not-injected/{workload}", None)["value"]
