@@ -188,8 +188,7 @@ def group_measures(arguments, implementations, raw, size, specs, libraries):
                                      if callable(how)})}
     for mode, _ in bench_sanitizer.IN_PROCESS_MODES:
         if f"sanitizer-{mode}" in measured_outside:
-            measures[f"sanitizer-{mode}"] = bench_sanitizer.in_process_measure(mode, driver, size["count"],
-                                                                               gilsan.driver().library)
+            measures[f"sanitizer-{mode}"] = bench_sanitizer.in_process_measure(mode, driver, size["count"])
     if libraries:
         only = bench_sanitizer.INJECTED_WORKLOADS
         measures["not-injected"] = group_measure("reference", arguments, only, renamed="not-injected")

@@ -15,6 +15,7 @@ and off, each in a process of its own per round like every other group of rows.
 `gilsan bench` (bench_command.cpp) names the gilsan executable and the three libraries in the
 environment (GILSAN_BENCH_GILSAN, GILSAN_BENCH_INJECT_LIBRARY, GILSAN_BENCH_CUPTI_FLOOR_LIBRARY,
 GILSAN_BENCH_CUDASHIM_LIBRARY)."""
+import ctypes
 import json
 import os
 import shutil
@@ -41,8 +42,28 @@ def gilsan_executable():
 
 
 def forwarding_library():
+    """The forwarding driver's file, absolute (a link to it is made in another folder), or None."""
     path = os.environ.get("GILSAN_BENCH_CUDASHIM_LIBRARY", "")
-    return path if path and os.path.isfile(path) else None
+    return os.path.abspath(path) if path and os.path.isfile(path) else None
+
+
+class _DlInfo(ctypes.Structure):
+    _fields_ = [("dli_fname", ctypes.c_char_p), ("dli_fbase", ctypes.c_void_p),
+                ("dli_sname", ctypes.c_char_p), ("dli_saddr", ctypes.c_void_p)]
+
+
+def real_driver_file():
+    """The file of the libcuda.so.1 this process loaded, absolute, as `gilsan run` hands it to the
+    forwarding driver (GILSAN_REAL_LIBCUDA; the module's driver() names only "libcuda.so.1"), or None."""
+    try:
+        cuda = ctypes.CDLL("libcuda.so.1")
+        dladdr = ctypes.CDLL(None).dladdr  # glibc 2.34 and later: libdl is part of libc
+    except (OSError, AttributeError):
+        return None
+    info = _DlInfo()
+    if not dladdr(ctypes.cast(cuda.cuInit, ctypes.c_void_p), ctypes.byref(info)) or not info.dli_fname:
+        return None
+    return os.path.abspath(os.fsdecode(info.dli_fname))
 
 
 def forwarding_why_not(driver):
@@ -51,34 +72,34 @@ def forwarding_why_not(driver):
         return "not available on the simulated driver: the forwarding driver stands in front of the real one"
     if forwarding_library() is None:
         return "not available: gilsan_cudashim is not built (ninja gilsan_cudashim)"
+    if real_driver_file() is None:
+        return "not available: the file of the loaded libcuda.so.1 is not known (dladdr)"
     return None
 
 
-def _forwarding_folder(real_library):
-    """A private folder where libcuda.so.1 is the forwarding driver, and the variables that make a
-    `gilsan run` child load it in front of `real_library` (harness/runner/run_driver.cpp does the same
+def _forwarding_environment(folder):
+    """The variables that make a `gilsan run` child load the forwarding driver, linked as libcuda.so.1
+    into `folder`, in front of this process's real driver (harness/runner/run_driver.cpp does the same
     for a sanitized run). The `gilsan run` process itself then loads it too, and passes every call
     through: nobody watches there."""
-    folder = tempfile.mkdtemp(prefix="gilsan-bench-forwarding-")
     os.symlink(forwarding_library(), os.path.join(folder, "libcuda.so.1"))
     inherited = os.environ.get("LD_LIBRARY_PATH", "")
-    return folder, {"LD_LIBRARY_PATH": folder + (":" + inherited if inherited else ""),
-                    "GILSAN_REAL_LIBCUDA": real_library}
+    return {"LD_LIBRARY_PATH": folder + (":" + inherited if inherited else ""),
+            "GILSAN_REAL_LIBCUDA": real_driver_file()}
 
 
-def in_process_measure(mode, driver, count, real_library=None):
+def in_process_measure(mode, driver, count):
     """A group measure: one `gilsan run` of the workload scenario; {row id: us per callback}. `mode`:
-    off, forwarding (needs `real_library`, the real driver's file) or on."""
+    off, forwarding or on."""
     def run():
         environment = dict(os.environ, GILSAN_BENCH_COUNT=str(count),
                            GILSAN_BENCH_IMPL_DIR=os.path.dirname(os.path.dirname(os.path.abspath(gilsan_impl.__file__))))
-        folder = None
-        if mode == "forwarding":
-            folder, variables = _forwarding_folder(real_library)
-            environment.update(variables)
         sanitize = "on" if mode == "on" else "off"
         command = [gilsan_executable(), "run", WORKLOAD, "--driver", driver, "--sanitize", sanitize, "--report", "json"]
+        folder = tempfile.mkdtemp(prefix="gilsan-bench-forwarding-") if mode == "forwarding" else None
         try:
+            if folder is not None:
+                environment.update(_forwarding_environment(folder))
             child = subprocess.run(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, timeout=900,
                                    env=environment)
         finally:
