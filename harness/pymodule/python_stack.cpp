@@ -44,9 +44,13 @@ void release(CallSite& site) {
   site.frames.clear();
 }
 
-// The calling thread's frames (GIL held), each code object held.
-CallSite current_call_site(int max_frames, unsigned long size) {
-  CallSite site{.frames = {}, .max_frames = max_frames, .size = size};
+// The calling thread's frames (GIL held) into `site`, each code object held. `site` is the caller's
+// scratch, its buffer reused: a launch loop asks thousands of times and would otherwise allocate (and
+// grow) a vector per launch only to find its site kept already.
+void read_call_site(CallSite& site, int max_frames, unsigned long size) {
+  release(site);  // empty after every call, unless a copy of the last one threw
+  site.max_frames = max_frames;
+  site.size = size;
   PyFrameObject* frame = PyEval_GetFrame();  // borrowed
   Py_XINCREF(frame);
   while (frame != nullptr && static_cast<int>(site.frames.size()) < max_frames) {
@@ -61,7 +65,6 @@ CallSite current_call_site(int max_frames, unsigned long size) {
     frame = back;
   }
   Py_XDECREF(frame);
-  return site;
 }
 
 // "file.py:LINE function\n" per frame, cut at site.size - 1 bytes; `written` gets the frame count.
@@ -109,7 +112,8 @@ int write_python_stack(char* buffer, unsigned long size, int max_frames) {
   buffer[0] = '\0';
   // Clearing an error of our own must not clear the caller's: with one set, write nothing.
   if (PyErr_Occurred() != nullptr) return 0;
-  CallSite site = current_call_site(max_frames, size);
+  static CallSite site;  // the scratch read_call_site fills: the GIL is held whenever it is used
+  read_call_site(site, max_frames, size);
   std::deque<WrittenStack>& stacks = written_stacks();
   auto kept = std::find_if(stacks.rbegin(), stacks.rend(), [&](const WrittenStack& stack) { return stack.site == site; });
   if (kept != stacks.rend()) {
@@ -117,7 +121,8 @@ int write_python_stack(char* buffer, unsigned long size, int max_frames) {
   } else {
     WrittenStack stack;
     stack.text = format(site, stack.frames);
-    stack.site = std::move(site);
+    stack.site = site;  // a copy: the scratch keeps its buffer, the kept site owns its references
+    site.frames.clear();
     if (stacks.size() == kKeptSites) {
       release(stacks.front().site);
       stacks.pop_front();
