@@ -34,20 +34,25 @@ void HostFunctionLifetime::forget_if_done(std::uint64_t id) {
   }
   callable_nodes_.erase(callables_, found);
   if (recently_released_.contains(id)) return;
-  released_order_.push_back(id);
+  const std::uint64_t number = ++releases_;
+  released_order_.push_back({id, number});
   if (released_order_.size() <= kRememberReleased) {
-    recently_released_.insert(id);
+    recently_released_.emplace(id, number);
     return;
   }
-  // The oldest id is forgotten and its node remembers this one.
-  auto oldest = recently_released_.extract(released_order_.front());
+  // The oldest release is forgotten; if it is still its id's latest, the id goes, and its node
+  // remembers this one.
+  const Release oldest = released_order_.front();
   released_order_.pop_front();
-  if (oldest.empty()) {
-    recently_released_.insert(id);
+  auto latest = recently_released_.find(oldest.id);
+  if (latest == recently_released_.end() || latest->second != oldest.number) {
+    recently_released_.emplace(id, number);
     return;
   }
-  oldest.value() = id;
-  recently_released_.insert(std::move(oldest));
+  auto node = recently_released_.extract(latest);
+  node.key() = id;
+  node.mapped() = number;
+  recently_released_.insert(std::move(node));
 }
 
 void HostFunctionLifetime::enqueued(const HostFunction& host_function) {

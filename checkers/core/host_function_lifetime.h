@@ -57,10 +57,18 @@ class HostFunctionLifetime {
   Callables callables_;
   NodePool<Callables> callable_nodes_;
   std::unordered_map<std::uint64_t, std::vector<std::uint64_t>> graph_callables_;
-  // Ids released with nothing outstanding, kept for a while to recognize a run after release.
+  // Ids released with nothing outstanding, kept for the last kRememberReleased releases to recognize a
+  // run after release. An id can be released again after a reuse (a new callable at the same address)
+  // while its earlier release is still queued: each release is numbered, and the queue's entry forgets
+  // the id only if it is still the id's latest release.
   static constexpr std::size_t kRememberReleased = 4096;
-  std::deque<std::uint64_t> released_order_;
-  std::unordered_set<std::uint64_t> recently_released_;
+  struct Release {
+    std::uint64_t id;
+    std::uint64_t number;
+  };
+  std::deque<Release> released_order_;
+  std::unordered_map<std::uint64_t, std::uint64_t> recently_released_;  // id -> number of its latest release
+  std::uint64_t releases_ = 0;
 };
 
 }  // namespace gilsan::checkers

@@ -281,18 +281,38 @@ TEST(HostFunctionLifetime, TheNextCallableIsToldAsItselfInTheBooksOfOneThatIsDon
   EXPECT_NE(found[0].summary.find("released with 1 run(s) still enqueued"), std::string::npos) << found[0].summary;
 }
 
+// A Python callable `id` enqueued, run and released with nothing outstanding (its id is remembered).
+void run_and_release(Harness& h, std::uint64_t id) {
+  h.sanitizer.host_function_enqueued({.thread = kMain, .host_function = python_cb(id)});
+  h.run(kCallback, python_cb(id));
+  h.sanitizer.callable_released({.thread = kMain, .id = id});
+}
+
 // Released ids are remembered (a run after the release is a use after free) up to a bound; past it the
 // oldest are forgotten and the newest still remembered.
 TEST(HostFunctionLifetime, ARunAfterReleaseIsFoundPastTheBoundOfRememberedIds) {
   Harness h;
   constexpr std::uint64_t kCallables = 5000;
-  for (std::uint64_t id = 1; id <= kCallables; ++id) {
-    h.sanitizer.host_function_enqueued({.thread = kMain, .host_function = python_cb(id)});
-    h.run(kCallback, python_cb(id));
-    h.sanitizer.callable_released({.thread = kMain, .id = id});
-  }
+  for (std::uint64_t id = 1; id <= kCallables; ++id) run_and_release(h, id);
   EXPECT_TRUE(h.reports_of(Checker::host_function_lifetime).empty());
   h.run(kCallback, python_cb(kCallables));
+  const auto found = h.reports_of(Checker::host_function_lifetime);
+  ASSERT_EQ(found.size(), 1u);
+  EXPECT_NE(found[0].summary.find("ran after its callable was released"), std::string::npos);
+}
+
+// An id released, reused by a new callable and released again is remembered from its second release:
+// its first release leaving the bound must not make the sanitizer forget it.
+TEST(HostFunctionLifetime, AReusedIdIsRememberedFromItsLatestRelease) {
+  Harness h;
+  constexpr std::uint64_t kReused = 1;
+  run_and_release(h, kReused);
+  run_and_release(h, kReused);  // a new callable at the same address
+  // Enough releases after it that the first release of the reused id is past the bound (4,096
+  // remembered), and the second is not.
+  for (std::uint64_t id = 2; id <= 4096; ++id) run_and_release(h, id);
+  EXPECT_TRUE(h.reports_of(Checker::host_function_lifetime).empty());
+  h.run(kCallback, python_cb(kReused));
   const auto found = h.reports_of(Checker::host_function_lifetime);
   ASSERT_EQ(found.size(), 1u);
   EXPECT_NE(found[0].summary.find("ran after its callable was released"), std::string::npos);
