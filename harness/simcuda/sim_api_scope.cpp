@@ -84,7 +84,7 @@ ApiScope::~ApiScope() {
   driverhooks::api_exit(describe(name_, context_, target_), result_);
 }
 
-bool current_call_work_waits() { return current_scope != nullptr && current_scope->work_waits(); }
+bool current_call_work_waits() { return current_scope != nullptr && current_scope->work_waits_now(); }
 
 void ApiScope::apply_policy(EntryId entry) {
   auto& driver = SimDriver::instance();
@@ -115,19 +115,22 @@ void ApiScope::decide_first_use(Lock& lock, const char* first_use_cell) {
   apply_outside(lock, first_use_cell != nullptr ? policy.work.at(first_use_cell) : policy.outside[entry_.index]);
 }
 
-void ApiScope::apply_outside(Lock& lock, WorkBehaviour behaviour) {
+bool ApiScope::host_function_of_context_runs() const {
   auto& driver = SimDriver::instance();
-  auto host_function_runs = [&] {
-    if (context_ == nullptr) return driver.host_functions_running > 0;
-    auto context = driver.contexts.find(context_);
-    return context && context->host_functions_running > 0;
-  };
-  // `work-waits` is what a call made while a host function of the context runs does to its work.
-  // Work enqueued before any began goes on as the GPU's would, even if a host function begins before
-  // it gets its turn: one that waits for it must not wait forever.
-  work_waits_ = behaviour == WorkBehaviour::WorkWaits && host_function_runs();
+  if (context_ == nullptr) return driver.host_functions_running > 0;
+  auto context = driver.contexts.find(context_);
+  return context && context->host_functions_running > 0;
+}
+
+// `work-waits` is what a call made while a host function of the context runs does to its work. Work
+// enqueued before any began goes on as the GPU's would, even if a host function begins before it gets
+// its turn: one that waits for it must not wait forever.
+bool ApiScope::work_waits_now() const { return work_waits_cell_ && host_function_of_context_runs(); }
+
+void ApiScope::apply_outside(Lock& lock, WorkBehaviour behaviour) {
+  work_waits_cell_ = behaviour == WorkBehaviour::WorkWaits;
   if (behaviour != WorkBehaviour::CallBlocks) return;
-  driver.progress.wait(lock, [&] { return !host_function_runs(); });
+  SimDriver::instance().progress.wait(lock, [&] { return !host_function_of_context_runs(); });
 }
 
 }  // namespace gilsan::sim

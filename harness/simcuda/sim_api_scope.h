@@ -50,7 +50,11 @@ class ApiScope {
   // True when the scope decided the call's result itself (not initialized, not permitted).
   bool refused() const { return result_ != CUDA_SUCCESS; }
   CUresult result() const { return result_; }
-  bool work_waits() const { return work_waits_; }
+  // Requires the lock. Whether work this call enqueues now must wait until no host function of its
+  // context runs: the profile says work-waits for the call, and one runs at this moment (decided when
+  // the work is queued, under the same lock, so that a host function beginning or ending between the
+  // call's entry and its enqueue is seen).
+  bool work_waits_now() const;
   // Requires the lock. For entry points with first-use cells: applies `first_use_cell`'s behaviour
   // (null: the call is not a first use, so the entry point's own), waiting with the lock released
   // when the call blocks. Does nothing on a callback thread or for other entry points.
@@ -64,18 +68,19 @@ class ApiScope {
  private:
   void apply_policy(EntryId entry);
   void apply_outside(std::unique_lock<std::mutex>& lock, WorkBehaviour behaviour);
+  bool host_function_of_context_runs() const;  // requires the lock
   EntryId entry_;
   const char* name_;
   ApiScope* enclosing_ = nullptr;  // the scope this thread was in before this one
   bool first_use_undecided_ = false;
-  bool work_waits_ = false;  // work this call enqueues waits until no host function of its context runs
+  bool work_waits_cell_ = false;  // the profile's cell for this call is work-waits
   ApiTarget target_;
   CUcontext context_ = nullptr;  // the context the call acts on, as reported and as waited for
   CUresult result_ = CUDA_SUCCESS;
 };
 
 // Whether work enqueued now, by the call this thread is in, must wait until no host function of its
-// context runs (the profile's work-waits). Read by the stream when it queues the work.
+// context runs (the profile's work-waits). Read by the stream when it queues the work, under the lock.
 bool current_call_work_waits();
 
 // Runs `body` and turns an exception (out of memory, no thread) into a CUresult: nothing may unwind

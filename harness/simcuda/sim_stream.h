@@ -41,8 +41,8 @@ struct StreamOp {
   std::uint64_t sequence = 0;
   std::vector<Dependency> after;
   WorkItem work;
-  // The call that enqueued it was work-waits in the profile: it starts only while no host function
-  // of its context runs.
+  // The call that enqueued it was work-waits in the profile and a host function of its context ran
+  // as it was queued: it starts only while no host function of its context runs.
   bool waits_for_host_functions = false;
 };
 
