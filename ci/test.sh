@@ -29,7 +29,9 @@ jobs=$(nproc)
 # symbolized file:line stacks, and about half the compile time of -O2 -g on a 2-core CI machine.
 sanitizer_build=(-DCMAKE_BUILD_TYPE=Debug "-DCMAKE_CXX_FLAGS_DEBUG=-O1 -g1" "-DCMAKE_C_FLAGS_DEBUG=-O1 -g1")
 
+# Each step's wall time, said when it ends, so a slow CI run shows where its minutes went.
 for mode in "${modes[@]}"; do
+  step_started=$SECONDS
   case "$mode" in
     plain)
       # The peers (cuda.core, cuda.bindings, CuPy) for the conformance tests on the simulated driver.
@@ -88,4 +90,5 @@ for mode in "${modes[@]}"; do
       ;;
     *) echo "ci/test.sh: unknown mode '$mode' (plain, asan, tsan, fuzz, tidy)" >&2; exit 2 ;;
   esac
+  echo "ci/test.sh: $mode took $((SECONDS - step_started)) s ($SECONDS s so far)"
 done
