@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Runs every test: a plain build, an ASan+UBSan build, a TSan build of the concurrent parts, a bounded
-# libFuzzer run of the input parsers (ci/fuzz.sh) and clang-tidy (ci/tidy.sh).
+# libFuzzer run of the input parsers (ci/fuzz.sh) and clang-tidy (ci/tidy.sh). The tests leave the CPUs
+# idle much of the time, so the next build and clang-tidy run behind them at a lower priority.
 # Usage: ci/test.sh [plain|asan|tsan|fuzz|tidy]... (default: all five)
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -22,12 +23,51 @@ stop_tidy() {
   fi
   [[ -z $tidy_log ]] || rm -f "$tidy_log"
 }
-trap stop_tidy EXIT
-for mode in "${modes[@]}"; do [[ $mode == tidy ]] && wants_tidy=1; done
+# The sanitizer builds likewise: the ASan build runs in the background, at a low priority, while the
+# plain build's tests run, and the TSan build while the ASan build's tests run; each test step waits
+# for its build first. A build that fails fails its step, with its log.
+declare -A build_pid=() build_log=()
+start_background_build() {  # NAME BUILD_DIR [cmake args...]
+  local name=$1
+  shift
+  build_log[$name]=$(mktemp "${TMPDIR:-/tmp}/gilsan-ci-$name-build-XXXXXX")
+  nice -n 10 setsid ci/build.sh "$@" >"${build_log[$name]}" 2>&1 &
+  build_pid[$name]=$!
+}
+finish_background_build() {  # NAME
+  local name=$1 status=0
+  wait "${build_pid[$name]}" || status=$?
+  unset "build_pid[$name]"
+  if ((status)); then cat "${build_log[$name]}"; else tail -n 1 "${build_log[$name]}"; fi
+  rm -f "${build_log[$name]}"
+  unset "build_log[$name]"
+  return "$status"
+}
+stop_background() {
+  stop_tidy
+  local name
+  for name in "${!build_pid[@]}"; do
+    kill -TERM -- "-${build_pid[$name]}" 2>/dev/null || true
+    wait "${build_pid[$name]}" 2>/dev/null || true
+  done
+  for name in "${!build_log[@]}"; do rm -f "${build_log[$name]}"; done
+}
+trap stop_background EXIT
+wants_asan=0
+wants_tsan=0
+for mode in "${modes[@]}"; do
+  [[ $mode == tidy ]] && wants_tidy=1
+  [[ $mode == asan ]] && wants_asan=1
+  [[ $mode == tsan ]] && wants_tsan=1
+done
 jobs=$(nproc)
 # Sanitizer builds at -O1 with line tables only: what the sanitizers recommend for their speed, with
 # symbolized file:line stacks, and about half the compile time of -O2 -g on a 2-core CI machine.
 sanitizer_build=(-DCMAKE_BUILD_TYPE=Debug "-DCMAKE_CXX_FLAGS_DEBUG=-O1 -g1" "-DCMAKE_C_FLAGS_DEBUG=-O1 -g1")
+asan_build=(build-asan -DGILSAN_SANITIZE=address,undefined "${sanitizer_build[@]}")
+# The concurrent parts only: CPython itself is not built for TSan.
+tsan_build=(build-tsan -DGILSAN_SANITIZE=thread "${sanitizer_build[@]}"
+  "-DGILSAN_ONLY=driver;profile;driverhooks;simcuda;cudashim;sim;board;watchdog;pymodule;core;sources;inject;checkers")
 
 # Each step's wall time, said when it ends, so a slow CI run shows where its minutes went.
 for mode in "${modes[@]}"; do
@@ -50,18 +90,21 @@ for mode in "${modes[@]}"; do
         nice -n 19 setsid ci/tidy.sh build "$jobs" >"$tidy_log" 2>&1 &
         tidy_pid=$!
       fi
+      if ((wants_asan)); then start_background_build asan "${asan_build[@]}"; fi
       ctest --test-dir build --output-on-failure -j"$jobs" --timeout 300
       ;;
     asan)
-      ci/build.sh build-asan -DGILSAN_SANITIZE=address,undefined "${sanitizer_build[@]}"
+      wants_asan=0
+      if [[ -n ${build_pid[asan]:-} ]]; then finish_background_build asan; else ci/build.sh "${asan_build[@]}"; fi
+      if ((wants_tsan)); then start_background_build tsan "${tsan_build[@]}"; fi
       # CPython keeps its interned objects until exit on purpose; suppress only libpython's leaks.
       ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 LSAN_OPTIONS=suppressions=$root/ci/lsan.supp \
         UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
         ctest --test-dir build-asan --output-on-failure -j"$jobs" --timeout 600
       ;;
     tsan)
-      # The concurrent parts only: CPython itself is not built for TSan.
-      ci/build.sh build-tsan -DGILSAN_SANITIZE=thread "${sanitizer_build[@]}" "-DGILSAN_ONLY=driver;profile;driverhooks;simcuda;cudashim;sim;board;watchdog;pymodule;core;sources;inject;checkers"
+      wants_tsan=0
+      if [[ -n ${build_pid[tsan]:-} ]]; then finish_background_build tsan; else ci/build.sh "${tsan_build[@]}"; fi
       TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1 \
         ctest --test-dir build-tsan --output-on-failure -j"$jobs" --timeout 600
       ;;
