@@ -23,9 +23,10 @@ stop_tidy() {
   fi
   [[ -z $tidy_log ]] || rm -f "$tidy_log"
 }
-# The sanitizer builds likewise: the ASan build runs in the background, at a low priority, while the
-# plain build's tests run, and the TSan build while the ASan build's tests run; each test step waits
-# for its build first. A build that fails fails its step, with its log.
+# The sanitizer builds likewise: the ASan build runs in the background, at a low priority, from the
+# plain step's start (behind its venvs, its build and its tests), and the TSan build while the ASan
+# build's tests run; each test step waits for its build first. A build that fails fails its step, with
+# its log.
 declare -A build_pid=() build_log=()
 start_background_build() {  # NAME BUILD_DIR [cmake args...]
   local name=$1
@@ -74,6 +75,8 @@ for mode in "${modes[@]}"; do
   step_started=$SECONDS
   case "$mode" in
     plain)
+      # From the start: making the venvs below mostly waits on the network.
+      if ((wants_asan)); then start_background_build asan "${asan_build[@]}"; fi
       # The peers (cuda.core, cuda.bindings, CuPy) for the conformance tests on the simulated driver.
       peers=$(ci/peers-venv.sh build-peers)
       # jsonschema and the SARIF 2.1.0 schema for the report-format checks (ci/schema-requirements.txt).
@@ -90,7 +93,6 @@ for mode in "${modes[@]}"; do
         nice -n 19 setsid ci/tidy.sh build "$jobs" >"$tidy_log" 2>&1 &
         tidy_pid=$!
       fi
-      if ((wants_asan)); then start_background_build asan "${asan_build[@]}"; fi
       ctest --test-dir build --output-on-failure -j"$jobs" --timeout 300
       ;;
     asan)
