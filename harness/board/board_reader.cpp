@@ -9,7 +9,7 @@ namespace {
 
 // Loads of seqlocked data are acquires (see board_writer_state.h); the rest need no ordering but
 // share the constant for simplicity.
-constexpr auto kRelaxed = std::memory_order_acquire;
+constexpr auto kAcquire = std::memory_order_acquire;
 constexpr int kReadTries = 4096;
 
 // Runs `copy` until it saw the same even sequence number before and after. `copy` must only load.
@@ -29,28 +29,28 @@ bool read_consistent(const std::atomic<std::uint64_t>& seq, Copy&& copy) {
 CallRecord copy_call(const CallSlot& slot) {
   CallRecord call;
   call.entry_point = slot.entry_point.load();
-  call.context = slot.context.load(kRelaxed);
-  call.stream = slot.stream.load(kRelaxed);
-  call.event = slot.event.load(kRelaxed);
-  call.entered_ns = slot.entered_ns.load(kRelaxed);
-  call.gil_at_entry = static_cast<GilState>(slot.gil_at_entry.load(kRelaxed));
+  call.context = slot.context.load(kAcquire);
+  call.stream = slot.stream.load(kAcquire);
+  call.event = slot.event.load(kAcquire);
+  call.entered_ns = slot.entered_ns.load(kAcquire);
+  call.gil_at_entry = static_cast<GilState>(slot.gil_at_entry.load(kAcquire));
   return call;
 }
 
 HostFunctionRecord copy_host_function(const HostFunctionSlot& slot) {
   HostFunctionRecord record;
-  record.id = slot.id.load(kRelaxed);
-  record.context = slot.context.load(kRelaxed);
-  record.stream = slot.stream.load(kRelaxed);
-  record.kind = static_cast<HostFunctionKind>(slot.kind.load(kRelaxed));
+  record.id = slot.id.load(kAcquire);
+  record.context = slot.context.load(kAcquire);
+  record.stream = slot.stream.load(kAcquire);
+  record.kind = static_cast<HostFunctionKind>(slot.kind.load(kAcquire));
   record.implementation = slot.implementation.load();
   record.description = slot.description.load();
-  record.at_ns = slot.at_ns.load(kRelaxed);
+  record.at_ns = slot.at_ns.load(kAcquire);
   return record;
 }
 
 LockRecord copy_lock(const LockSlot& slot) {
-  return LockRecord{slot.id.load(kRelaxed), slot.name.load(), slot.since_ns.load(kRelaxed)};
+  return LockRecord{slot.id.load(kAcquire), slot.name.load(), slot.since_ns.load(kAcquire)};
 }
 
 std::optional<ThreadRecord> read_slot(const ThreadSlot& slot) {
@@ -59,33 +59,33 @@ std::optional<ThreadRecord> read_slot(const ThreadSlot& slot) {
   ThreadRecord record;
   bool state_ok = read_consistent(slot.seq, [&] {
     record.tid = tid;
-    record.pthread_id = slot.pthread_id.load(kRelaxed);
-    record.role = static_cast<Role>(slot.role.load(kRelaxed));
-    record.role_context = slot.role_context.load(kRelaxed);
-    record.gil_state = static_cast<GilState>(slot.gil_state.load(kRelaxed));
-    record.gil_changed_ns = slot.gil_changed_ns.load(kRelaxed);
-    auto calls = std::min<std::size_t>(slot.call_depth.load(kRelaxed), kMaxCallDepth);
+    record.pthread_id = slot.pthread_id.load(kAcquire);
+    record.role = static_cast<Role>(slot.role.load(kAcquire));
+    record.role_context = slot.role_context.load(kAcquire);
+    record.gil_state = static_cast<GilState>(slot.gil_state.load(kAcquire));
+    record.gil_changed_ns = slot.gil_changed_ns.load(kAcquire);
+    auto calls = std::min<std::size_t>(slot.call_depth.load(kAcquire), kMaxCallDepth);
     record.calls.clear();
     for (std::size_t i = 0; i < calls; ++i) record.calls.push_back(copy_call(slot.calls[i]));
-    auto functions = std::min<std::size_t>(slot.host_function_depth.load(kRelaxed), kMaxHostFunctionDepth);
+    auto functions = std::min<std::size_t>(slot.host_function_depth.load(kAcquire), kMaxHostFunctionDepth);
     record.host_functions.clear();
     for (std::size_t i = 0; i < functions; ++i) {
       record.host_functions.push_back(copy_host_function(slot.host_functions[i]));
     }
     record.waiting_lock.reset();
-    if (slot.waiting_for_lock.load(kRelaxed) != 0) record.waiting_lock = copy_lock(slot.waiting_lock);
-    auto held = std::min<std::size_t>(slot.held_lock_count.load(kRelaxed), kMaxHeldLocks);
+    if (slot.waiting_for_lock.load(kAcquire) != 0) record.waiting_lock = copy_lock(slot.waiting_lock);
+    auto held = std::min<std::size_t>(slot.held_lock_count.load(kAcquire), kMaxHeldLocks);
     record.held_locks.clear();
     for (std::size_t i = 0; i < held; ++i) record.held_locks.push_back(copy_lock(slot.held_locks[i]));
   });
   bool stack_ok = read_consistent(slot.stack_seq, [&] {
-    auto count = std::min<std::size_t>(slot.frame_count.load(kRelaxed), kMaxFrames);
+    auto count = std::min<std::size_t>(slot.frame_count.load(kAcquire), kMaxFrames);
     record.frames.clear();
-    for (std::size_t i = 0; i < count; ++i) record.frames.push_back(slot.frames[i].load(kRelaxed));
-    record.stack_signal = slot.stack_signal.load(kRelaxed);
-    record.stack_answer = slot.stack_answer.load(kRelaxed);
+    for (std::size_t i = 0; i < count; ++i) record.frames.push_back(slot.frames[i].load(kAcquire));
+    record.stack_signal = slot.stack_signal.load(kAcquire);
+    record.stack_answer = slot.stack_answer.load(kAcquire);
   });
-  for (std::size_t i = 0; i < kProgressKinds; ++i) record.progress[i] = slot.progress[i].load(kRelaxed);
+  for (std::size_t i = 0; i < kProgressKinds; ++i) record.progress[i] = slot.progress[i].load(kAcquire);
   record.consistent = state_ok && stack_ok;
   return record;
 }
@@ -94,12 +94,12 @@ std::optional<ThreadRecord> read_slot(const ThreadSlot& slot) {
 
 ProgressCounters BoardReader::progress() const {
   ProgressCounters counters{};
-  for (std::size_t i = 0; i < kProgressKinds; ++i) counters[i] = board_.header.progress[i].load(kRelaxed);
+  for (std::size_t i = 0; i < kProgressKinds; ++i) counters[i] = board_.header.progress[i].load(kAcquire);
   return counters;
 }
 
 std::uint64_t BoardReader::device_busy_until_ns() const {
-  return board_.header.device_busy_until_ns.load(kRelaxed);
+  return board_.header.device_busy_until_ns.load(kAcquire);
 }
 
 int BoardReader::stack_sample_signal() const {
@@ -113,8 +113,8 @@ int BoardReader::python_stack_signal() const {
 std::optional<CrashRecord> BoardReader::crash() const {
   int signal_number = board_.header.crash_signal.load(std::memory_order_acquire);
   if (signal_number == 0) return std::nullopt;
-  return CrashRecord{signal_number, board_.header.crash_tid.load(kRelaxed),
-                     board_.header.crash_address.load(kRelaxed)};
+  return CrashRecord{signal_number, board_.header.crash_tid.load(kAcquire),
+                     board_.header.crash_address.load(kAcquire)};
 }
 
 std::vector<ThreadRecord> BoardReader::threads() const {
@@ -138,7 +138,7 @@ std::vector<HostFunctionRecord> BoardReader::pending_host_functions() const {
     bool used = false;
     HostFunctionRecord record;
     bool ok = read_consistent(entry.seq, [&] {
-      used = entry.used.load(kRelaxed) != 0;
+      used = entry.used.load(kAcquire) != 0;
       if (used) record = copy_host_function(entry.info);
     });
     if (ok && used) records.push_back(std::move(record));
@@ -153,8 +153,8 @@ std::vector<EventRecord> BoardReader::events() const {
   for (const EventRecordSlot& entry : board_.events) {
     EventRecord record;
     bool ok = read_consistent(entry.seq, [&] {
-      record = EventRecord{entry.event.load(kRelaxed), entry.stream.load(kRelaxed),
-                           entry.context.load(kRelaxed), entry.recorded_ns.load(kRelaxed)};
+      record = EventRecord{entry.event.load(kAcquire), entry.stream.load(kAcquire),
+                           entry.context.load(kAcquire), entry.recorded_ns.load(kAcquire)};
     });
     if (ok && record.event != 0) records.push_back(record);
   }
@@ -163,13 +163,13 @@ std::vector<EventRecord> BoardReader::events() const {
 
 BoardContents BoardReader::read() const {
   BoardContents contents;
-  contents.owner_pid = board_.header.owner_pid.load(kRelaxed);
+  contents.owner_pid = board_.header.owner_pid.load(kAcquire);
   contents.stack_sample_signal = stack_sample_signal();
   contents.python_stack_signal = python_stack_signal();
   contents.progress = progress();
   contents.device_busy_until_ns = device_busy_until_ns();
-  contents.interpreter_finalizing = board_.header.interpreter_finalizing.load(kRelaxed) != 0;
-  contents.lost_writes = board_.header.lost_writes.load(kRelaxed);
+  contents.interpreter_finalizing = board_.header.interpreter_finalizing.load(kAcquire) != 0;
+  contents.lost_writes = board_.header.lost_writes.load(kAcquire);
   contents.crash = crash();
   contents.threads = threads();
   contents.pending_host_functions = pending_host_functions();

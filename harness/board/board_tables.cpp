@@ -7,7 +7,7 @@
 namespace gilsan::board {
 namespace {
 
-constexpr auto kRelaxed = std::memory_order_relaxed;
+using detail::kRelaxed;
 
 std::size_t start_index(std::uint64_t key, std::size_t table_size) {
   // Fibonacci hashing: handles and ids are often multiples of 8 or 16.

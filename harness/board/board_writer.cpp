@@ -6,9 +6,8 @@
 namespace gilsan::board {
 namespace {
 
+using detail::kRelaxed;
 using detail::SlotWrite;
-
-constexpr auto kRelaxed = std::memory_order_relaxed;
 
 void store_host_function(HostFunctionSlot& record, const HostFunctionInfo& info, std::uint64_t at_ns) {
   record.id.store(info.id, detail::kPublish);

@@ -14,6 +14,8 @@ namespace gilsan::board::detail {
 // these are plain moves anyway. A reader that sees any value of a write in progress therefore also
 // sees the odd sequence number written before it, and retries.
 inline constexpr std::memory_order kPublish = std::memory_order_release;
+// Accesses that need no ordering (a copy's own loads of what it wrote, counters).
+inline constexpr std::memory_order kRelaxed = std::memory_order_relaxed;
 
 // The board this copy of the writer mapped, or nullptr (not attached, off, or after a fork).
 // Attaches on first use; not for signal handlers (attaching opens and maps a file).

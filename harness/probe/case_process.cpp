@@ -30,7 +30,9 @@ constexpr std::size_t kOutputTail = 4096;
 // 1, 2 and 3 in the child can never overwrite one another.
 constexpr int kLowestPipeFd = 10;
 
-[[noreturn]] void fail(int error, const std::string& what) { throw std::system_error(error, std::generic_category(), what); }
+[[noreturn]] void throw_system_error(int error, const std::string& what) {
+  throw std::system_error(error, std::generic_category(), what);
+}
 
 class Fd {
  public:
@@ -62,16 +64,18 @@ Fd moved_high(int fd) {
   int high = ::fcntl(fd, F_DUPFD_CLOEXEC, kLowestPipeFd);
   int error = errno;
   ::close(fd);
-  if (high < 0) fail(error, "fcntl(F_DUPFD_CLOEXEC)");
+  if (high < 0) throw_system_error(error, "fcntl(F_DUPFD_CLOEXEC)");
   return Fd(high);
 }
 
 Pipe make_pipe() {
   int ends[2];
-  if (::pipe2(ends, O_CLOEXEC) != 0) fail(errno, "pipe2");
+  if (::pipe2(ends, O_CLOEXEC) != 0) throw_system_error(errno, "pipe2");
   Pipe pipe{moved_high(ends[0]), moved_high(ends[1])};
   int flags = ::fcntl(pipe.read_end.get(), F_GETFL);
-  if (flags < 0 || ::fcntl(pipe.read_end.get(), F_SETFL, flags | O_NONBLOCK) != 0) fail(errno, "fcntl(O_NONBLOCK)");
+  if (flags < 0 || ::fcntl(pipe.read_end.get(), F_SETFL, flags | O_NONBLOCK) != 0) {
+    throw_system_error(errno, "fcntl(O_NONBLOCK)");
+  }
   return pipe;
 }
 
@@ -93,14 +97,14 @@ Child spawn_case(const SelfCommand& self, const CaseRequest& request) {
   Pipe output = make_pipe();
   posix_spawn_file_actions_t actions;
   posix_spawnattr_t attributes;
-  if (int e = posix_spawn_file_actions_init(&actions); e != 0) fail(e, "posix_spawn_file_actions_init");
+  if (int e = posix_spawn_file_actions_init(&actions); e != 0) throw_system_error(e, "posix_spawn_file_actions_init");
   std::unique_ptr<posix_spawn_file_actions_t, int (*)(posix_spawn_file_actions_t*)> actions_guard(
       &actions, posix_spawn_file_actions_destroy);
-  if (int e = posix_spawnattr_init(&attributes); e != 0) fail(e, "posix_spawnattr_init");
+  if (int e = posix_spawnattr_init(&attributes); e != 0) throw_system_error(e, "posix_spawnattr_init");
   std::unique_ptr<posix_spawnattr_t, int (*)(posix_spawnattr_t*)> attributes_guard(&attributes,
                                                                                     posix_spawnattr_destroy);
   auto check = [](int error, const char* what) {
-    if (error != 0) fail(error, what);
+    if (error != 0) throw_system_error(error, what);
   };
   check(posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0), "addopen(/dev/null)");
   check(posix_spawn_file_actions_adddup2(&actions, output.write_end.get(), 1), "adddup2(stdout)");
@@ -123,7 +127,7 @@ Child spawn_case(const SelfCommand& self, const CaseRequest& request) {
   std::vector<char*> envp = pointers(self.environment);
   Child child;
   if (int e = posix_spawn(&child.pid, self.executable.c_str(), &actions, &attributes, argv.data(), envp.data()); e != 0)
-    fail(e, "posix_spawn(" + self.executable + ") for case '" + request.label + "'");
+    throw_system_error(e, "posix_spawn(" + self.executable + ") for case '" + request.label + "'");
   child.report = std::move(report.read_end);
   child.output = std::move(output.read_end);
   return child;  // our write ends close here: EOF on a pipe then means every writer is gone

@@ -17,7 +17,7 @@
 namespace gilsan::pymodule {
 namespace {
 
-constexpr const char* kWho = "copy_host";
+constexpr const char* kCopyHost = "copy_host";
 
 void perform(const HostCopy& copy) {
   if (copy.size == 0) return;
@@ -140,9 +140,9 @@ PyObject* copy_host(PyObject*, PyObject* args, PyObject* kwargs) {
                                    &dst, &src, &nbytes))
     return nullptr;
   run_deferred_releases();
-  StreamObject* stream = open_stream_or_raise(stream_object, kWho);
+  StreamObject* stream = open_stream_or_raise(stream_object, kCopyHost);
   ParsedCopy parsed;
-  if (stream == nullptr || !parse_copy(kWho, dst, src, nbytes, parsed)) return nullptr;
+  if (stream == nullptr || !parse_copy(kCopyHost, dst, src, nbytes, parsed)) return nullptr;
   const DriverTable* table = table_or_raise();
   CUcontext context = nullptr;
   if (table == nullptr || !stream_context_or_raise(stream, &context)) return nullptr;

@@ -19,7 +19,7 @@
 namespace gilsan::pymodule {
 namespace {
 
-constexpr const char* kWho = "copy_to";
+constexpr const char* kCopyTo = "copy_to";
 
 struct DeviceSource {
   CUdeviceptr pointer = 0;
@@ -31,22 +31,22 @@ bool parse_device_source(PyObject* object, DeviceSource& source) {
   if (is_device_buffer(object)) {
     CUcontext context = nullptr;
     source.owner = object;
-    return device_buffer_memory_or_raise(object, kWho, &source.pointer, &source.length, &context);
+    return device_buffer_memory_or_raise(object, kCopyTo, &source.pointer, &source.length, &context);
   }
   if (!PyLong_Check(object) || PyBool_Check(object)) {
     PyErr_Format(PyExc_TypeError, "%s: device_src must be a gilsan.DeviceBuffer or an int CUdeviceptr, not '%s'",
-                 kWho, Py_TYPE(object)->tp_name);
+                 kCopyTo, Py_TYPE(object)->tp_name);
     return false;
   }
   const unsigned long long value = PyLong_AsUnsignedLongLong(object);
   if (value == static_cast<unsigned long long>(-1) && PyErr_Occurred()) {
     PyErr_Clear();
-    PyErr_Format(PyExc_OverflowError, "%s: device_src address %R is negative or does not fit a CUdeviceptr", kWho,
+    PyErr_Format(PyExc_OverflowError, "%s: device_src address %R is negative or does not fit a CUdeviceptr", kCopyTo,
                  object);
     return false;
   }
   if (value == 0) {
-    PyErr_Format(PyExc_ValueError, "%s: device_src is a null address", kWho);
+    PyErr_Format(PyExc_ValueError, "%s: device_src is a null address", kCopyTo);
     return false;
   }
   source.pointer = static_cast<CUdeviceptr>(value);
@@ -170,7 +170,7 @@ bool captured_direct_copy(const CopyPlan& plan) {
 
 bool check_ring_context(const PinnedRingState& ring, CUcontext context) {
   if (ring.context == context) return true;
-  PyErr_Format(PyExc_ValueError, "%s: the PinnedRing belongs to context %p, the stream to context %p", kWho,
+  PyErr_Format(PyExc_ValueError, "%s: the PinnedRing belongs to context %p, the stream to context %p", kCopyTo,
                ring.context, context);
   return false;
 }
@@ -188,24 +188,26 @@ PyObject* copy_to(PyObject*, PyObject* args, PyObject* kwargs) {
                                    &stream_object, &staging, &nbytes))
     return nullptr;
   run_deferred_releases();
-  StreamObject* stream = open_stream_or_raise(stream_object, kWho);
+  StreamObject* stream = open_stream_or_raise(stream_object, kCopyTo);
   if (stream == nullptr) return nullptr;
   HostSpan destination;
   DeviceSource source;
-  if (!parse_host_span(kWho, "dst", dst, true, destination) || !parse_device_source(device_src, source)) return nullptr;
+  if (!parse_host_span(kCopyTo, "dst", dst, true, destination) || !parse_device_source(device_src, source)) {
+    return nullptr;
+  }
   std::optional<RingUse> ring_use;
   PinnedRingState* ring = nullptr;
   if (staging != Py_None) {
-    ring_use.emplace(staging, kWho);
+    ring_use.emplace(staging, kCopyTo);
     if ((ring = ring_use->state()) == nullptr) return nullptr;
   }
 
   CopyPlan plan;
   const char* const roles[] = {"device_src", "dst"};
   const Py_ssize_t lengths[] = {source.length, destination.length};
-  if (!resolve_copy_size(kWho, nbytes, roles, lengths, 2, plan.size)) return nullptr;
+  if (!resolve_copy_size(kCopyTo, nbytes, roles, lengths, 2, plan.size)) return nullptr;
   if (ring != nullptr &&
-      !check_no_overlap(kWho, "dst", destination.address, plan.size, "the PinnedRing's slots", ring->memory,
+      !check_no_overlap(kCopyTo, "dst", destination.address, plan.size, "the PinnedRing's slots", ring->memory,
                         ring->slots * ring->slot_bytes))
     return nullptr;
   plan.table = table_or_raise();

@@ -12,7 +12,7 @@ namespace gilsan {
 namespace {
 
 // Ordered: the report reads top-down in the order below (schema and outcome first).
-using json = nlohmann::ordered_json;
+using nlohmann::ordered_json;  // keys in the order written: the report reads top-down
 
 std::string seconds(double value) {
   char text[32];
@@ -41,14 +41,14 @@ std::string dropped_note(std::size_t dropped) {
   return dropped == 0 ? "" : "[" + std::to_string(dropped) + " more bytes dropped]\n";
 }
 
-json exit_json(int wait_status) {
+ordered_json exit_json(int wait_status) {
   if (WIFSIGNALED(wait_status)) return {{"status", nullptr}, {"signal", signal_name(WTERMSIG(wait_status))}};
   return {{"status", WEXITSTATUS(wait_status)}, {"signal", nullptr}};
 }
 
 template <typename T>
-json optional_json(const std::optional<T>& value) {
-  return value ? json(*value) : json(nullptr);
+ordered_json optional_json(const std::optional<T>& value) {
+  return value ? ordered_json(*value) : ordered_json(nullptr);
 }
 
 }  // namespace
@@ -148,12 +148,13 @@ namespace {
 
 // The watchdog's report as its own versioned object (docs/report-schema.md), with what the runner
 // adds: the onset-to-report latency and a DOT file that could not be written.
-json watchdog_json(const ScenarioResult& result) {
+ordered_json watchdog_json(const ScenarioResult& result) {
   if (!result.watchdog) return nullptr;
   const WatchdogFindings& findings = *result.watchdog;
-  json document = json::parse(findings.json, nullptr, false);
+  ordered_json document = ordered_json::parse(findings.json, nullptr, false);
   if (document.is_discarded()) document = {{"class", findings.class_name}, {"text", findings.text}};
-  document["onset_to_report_ms"] = findings.onset_to_report_ms ? json(*findings.onset_to_report_ms) : json(nullptr);
+  document["onset_to_report_ms"] =
+      findings.onset_to_report_ms ? ordered_json(*findings.onset_to_report_ms) : ordered_json(nullptr);
   document["dot_error"] = optional_json(findings.dot_error);
   // The text form too, for tools that show the report to a person (the pytest plugin's failure text).
   document["text"] = findings.text;
@@ -162,10 +163,11 @@ json watchdog_json(const ScenarioResult& result) {
 
 // The sanitizer's own document (gilsan-sanitizer-report/1, docs/sanitizer.md) and its text; null
 // when the run was not sanitized.
-json sanitizer_json(const ScenarioResult& result) {
+ordered_json sanitizer_json(const ScenarioResult& result) {
   if (!result.sanitizer) return nullptr;
   const SanitizerFindings& findings = *result.sanitizer;
-  json document = findings.json.empty() ? json(nullptr) : json::parse(findings.json, nullptr, false);
+  ordered_json document =
+      findings.json.empty() ? ordered_json(nullptr) : ordered_json::parse(findings.json, nullptr, false);
   if (document.is_discarded()) document = nullptr;
   return {{"checkers", findings.checkers}, {"report", document}, {"text", findings.text},
           {"error", optional_json(findings.error)}};
@@ -176,17 +178,17 @@ json sanitizer_json(const ScenarioResult& result) {
 std::string json_report(const ScenarioResult& result) {
   const SupervisedRun& run = result.run;
   const ChildReport& report = run.report;
-  json unraisables = json::array();
+  ordered_json unraisables = ordered_json::array();
   for (const UnraisableRecord& record : report.unraisables)
     unraisables.push_back({{"type", record.type.display()},
                            {"message", record.message},
                            {"object", record.object},
                            {"context", record.context}});
-  json document = {
+  ordered_json document = {
       {"schema", kRunReportSchema},
       {"scenario", result.scenario},
       {"description", result.header.description},
-      {"implementation", result.implementation ? json(*result.implementation) : json(nullptr)},
+      {"implementation", result.implementation ? ordered_json(*result.implementation) : ordered_json(nullptr)},
       {"expected", result.header.expect.to_string()},
       {"outcome", result.outcome.to_string()},
       {"status", to_string(result.status())},
@@ -200,16 +202,16 @@ std::string json_report(const ScenarioResult& result) {
       {"needed_sigkill", run.needed_sigkill},
       {"python", optional_json(report.python_version)},
       {"driver", optional_json(report.driver)},
-      {"exception", report.exception ? json{{"type", report.exception->type.display()},
+      {"exception", report.exception ? ordered_json{{"type", report.exception->type.display()},
                                             {"traceback", report.exception->traceback}}
-                                     : json(nullptr)},
+                                     : ordered_json(nullptr)},
       {"unraisables", unraisables},
       {"skipped_host_functions", optional_json(report.skipped_host_functions)},
       {"leftover_processes", run.leftover_processes},
       {"group_survived", run.group_survived},
-      {"verdict", run.verdict ? json{{"outcome", run.verdict->outcome.to_string()},
+      {"verdict", run.verdict ? ordered_json{{"outcome", run.verdict->outcome.to_string()},
                                      {"explanation", run.verdict->explanation}}
-                              : json(nullptr)},
+                              : ordered_json(nullptr)},
       {"watchdog", watchdog_json(result)},
       {"sanitizer", sanitizer_json(result)},
       {"stdout", run.stdout_text},
@@ -218,7 +220,7 @@ std::string json_report(const ScenarioResult& result) {
       {"stderr_dropped_bytes", run.stderr_dropped_bytes},
       {"protocol_errors", report.protocol_errors},
   };
-  return document.dump(2, ' ', false, json::error_handler_t::replace) + "\n";
+  return document.dump(2, ' ', false, ordered_json::error_handler_t::replace) + "\n";
 }
 
 }  // namespace gilsan

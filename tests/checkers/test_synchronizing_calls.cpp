@@ -18,7 +18,7 @@ using checkers::CompletionWait;
 using watchdog::testing::kContext;
 using watchdog::testing::kMain;
 
-constexpr checkers::Handle kEvent = 0xe1;
+constexpr checkers::Handle kWaitedEvent = 0xe1;
 
 bool nothing_blocks(std::string_view) { return false; }
 
@@ -28,8 +28,8 @@ bool nothing_blocks(std::string_view) { return false; }
 CompletionWait watchdog_waits_of(const std::string& entry_point, std::uint64_t stream, std::uint64_t recorded_on) {
   watchdog::testing::SnapshotBuilder builder;
   watchdog::ThreadSnapshot& main_thread = builder.board_thread(kMain, board::Role::Main);
-  main_thread.board->calls.push_back(watchdog::testing::call(entry_point, stream, kEvent));
-  builder.snapshot().events.push_back(board::EventRecord{kEvent, recorded_on, kContext, 10});
+  main_thread.board->calls.push_back(watchdog::testing::call(entry_point, stream, kWaitedEvent));
+  builder.snapshot().events.push_back(board::EventRecord{kWaitedEvent, recorded_on, kContext, 10});
   const watchdog::Snapshot& snapshot = builder.snapshot();
   const watchdog::WaitForGraph graph =
       watchdog::build_wait_for_graph(snapshot, watchdog::derive_facts(snapshot), &nothing_blocks);
@@ -53,8 +53,8 @@ CompletionWait watchdog_waits_of(const std::string& entry_point, std::uint64_t s
 
 CompletionWait core_waits_of(std::string_view entry_point, checkers::Handle stream, checkers::Handle recorded_on) {
   checkers::CompletionWaits waits;
-  waits.event_recorded(kEvent, recorded_on);
-  return waits.waits_of(entry_point, stream, kEvent);
+  waits.event_recorded(kWaitedEvent, recorded_on);
+  return waits.waits_of(entry_point, stream, kWaitedEvent);
 }
 
 void expect_same_wait(const std::string& entry_point, checkers::Handle stream, checkers::Handle recorded_on) {

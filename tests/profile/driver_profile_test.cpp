@@ -43,12 +43,6 @@ std::string with(std::string text, const std::string& from, const std::string& t
   return text;
 }
 
-// The 1-based line of the first occurrence of `needle` in `text`.
-int line_of(const std::string& text, const std::string& needle) {
-  auto at = text.find(needle);
-  return 1 + static_cast<int>(std::count(text.begin(), text.begin() + static_cast<long>(at), '\n'));
-}
-
 TEST(DriverProfile, ShippedFileIsCanonical) {
   DriverProfile profile = load_driver_profile(GILSAN_DEFAULT_PROFILE_PATH);
   EXPECT_EQ(shipped(), to_json(profile)) << "reformat with to_json";

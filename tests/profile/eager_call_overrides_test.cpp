@@ -12,12 +12,12 @@
 namespace gilsan {
 namespace {
 
-DriverProfile shipped() { return load_driver_profile(GILSAN_DEFAULT_PROFILE_PATH); }
+DriverProfile shipped_profile() { return load_driver_profile(GILSAN_DEFAULT_PROFILE_PATH); }
 
 // A profile whose cells say nothing differs between the modes, so that each test sets the
 // difference it is about.
 DriverProfile same_in_both_modes() {
-  DriverProfile profile = shipped();
+  DriverProfile profile = shipped_profile();
   profile.eager_call_overrides.reset();
   profile.enqueued_work[ModuleLoading::Eager] = profile.enqueued_work.at(ModuleLoading::Lazy);
   return profile;
@@ -110,7 +110,7 @@ TEST(EagerCallOverrides, MeasuredAndDerivedTablesThatDifferAreDifferentBehaviour
 // The shipped profile's text with `overrides` (a JSON object's text) as its eager_call_overrides: the
 // shipped one's own overrides (measured) are taken out first, so that the key appears once.
 std::string with_overrides(const std::string& overrides) {
-  DriverProfile profile = shipped();
+  DriverProfile profile = shipped_profile();
   profile.eager_call_overrides.reset();
   std::erase_if(profile.unmeasured, [](const std::string& cell) { return cell.starts_with("eager_call_overrides."); });
   std::string text = to_json(profile);

@@ -12,12 +12,6 @@ namespace {
 
 constexpr const char* kWorkKey = "enqueued_work_while_host_function_runs";
 
-int line_of(const std::string& text, const std::string& needle, std::size_t from = 0) {
-  auto at = text.find(needle, from);
-  EXPECT_NE(std::string::npos, at) << needle;
-  return 1 + static_cast<int>(std::count(text.begin(), text.begin() + static_cast<long>(at), '\n'));
-}
-
 // A /2 profile whose lazy first library-kernel launch waits for host functions in its work only.
 DriverProfile lazy_first_launch_waits() {
   DriverProfile profile = load_driver_profile(GILSAN_PROFILE_V1_FIXTURE);

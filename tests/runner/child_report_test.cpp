@@ -6,15 +6,10 @@
 
 #include <string>
 
+#include "tests/runner/read_to_end.h"
+
 namespace gilsan {
 namespace {
-
-std::string drain(int fd) {
-  std::string bytes;
-  char buffer[4096];
-  for (ssize_t count; (count = ::read(fd, buffer, sizeof buffer)) > 0;) bytes.append(buffer, static_cast<size_t>(count));
-  return bytes;
-}
 
 TEST(ChildReport, EveryRecordSurvivesTheRoundTrip) {
   int ends[2];
@@ -32,7 +27,7 @@ TEST(ChildReport, EveryRecordSurvivesTheRoundTrip) {
   }
   ::close(ends[1]);
   ChildReportReader reader;
-  const std::string bytes = drain(ends[0]);
+  const std::string bytes = read_to_end(ends[0]);
   ::close(ends[0]);
   // Byte by byte: records split anywhere must still come out whole.
   for (char byte : bytes) reader.feed(std::string_view(&byte, 1));
@@ -95,7 +90,7 @@ TEST(ChildReport, AForkOfTheChildWritesNothing) {
   writer.started("3.11.2");
   ::close(ends[1]);
   ChildReportReader reader;
-  reader.feed(drain(ends[0]));
+  reader.feed(read_to_end(ends[0]));
   ::close(ends[0]);
   reader.finish();
   EXPECT_EQ(reader.report().python_version, "3.11.2");

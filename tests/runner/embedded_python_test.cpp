@@ -8,15 +8,10 @@
 #include <cstdlib>
 #include <string>
 
+#include "tests/runner/read_to_end.h"
+
 namespace gilsan {
 namespace {
-
-std::string drain(int fd) {
-  std::string text;
-  char buffer[4096];
-  for (ssize_t n; (n = ::read(fd, buffer, sizeof buffer)) > 0;) text.append(buffer, static_cast<std::size_t>(n));
-  return text;
-}
 
 // In a child process (a death test): the interpreter is the process's own, and the signal is real.
 void request_stacks_around_finalization() {
@@ -35,7 +30,7 @@ void request_stacks_around_finalization() {
   }
   ::raise(stack_signal);  // after: must change nothing
   ::close(pipe_fds[1]);
-  const std::string stacks = drain(pipe_fds[0]);
+  const std::string stacks = read_to_end(pipe_fds[0]);
   std::_Exit(stacks.find("Current thread") != std::string::npos || stacks.find("Thread 0x") != std::string::npos ? 0
                                                                                                                  : 12);
 }

@@ -18,8 +18,6 @@ constexpr std::chrono::milliseconds kOverlapWithin{1000};
 
 const char* yes_no(bool value) { return value ? "yes" : "no"; }
 
-void CUDA_CB do_nothing(void*) {}
-
 void CUDA_CB set_flag(void* flag) { static_cast<std::atomic<bool>*>(flag)->store(true); }
 
 struct ThreadOf {

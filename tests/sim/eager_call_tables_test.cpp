@@ -15,8 +15,6 @@
 namespace gilsan::test {
 namespace {
 
-std::string code(CUresult result) { return std::to_string(static_cast<int>(result)); }
-
 class SimEagerCallTables : public ::testing::Test {
  protected:
   void SetUp() override {

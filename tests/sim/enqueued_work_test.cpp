@@ -23,24 +23,6 @@ std::map<std::string, std::string> loading(ModuleLoading mode) {
   return {{"CUDA_MODULE_LOADING", mode == ModuleLoading::Eager ? "EAGER" : "LAZY"}};
 }
 
-// An edited profile in a file of the test's own, for GILSAN_SIM_PROFILE; removed with the object.
-class ProfileFile {
- public:
-  explicit ProfileFile(const DriverProfile& profile)
-      : path_(std::filesystem::temp_directory_path() /
-              ("gilsan-enqueued-work-" + std::to_string(::getpid()) + "-" + std::to_string(++made_) + ".json")) {
-    std::ofstream(path_) << to_json(profile);
-  }
-  ~ProfileFile() { std::filesystem::remove(path_); }
-  ProfileFile(const ProfileFile&) = delete;
-  ProfileFile& operator=(const ProfileFile&) = delete;
-  std::string path() const { return path_.string(); }
-
- private:
-  static inline int made_ = 0;
-  std::filesystem::path path_;
-};
-
 // Runs the cell in a child and checks both halves against `expected`.
 void expect_cell(const std::string& cell, WorkBehaviour expected, std::map<std::string, std::string> environment) {
   ChildProcess child(child_arguments({"enqueued-work", cell}), environment);
@@ -87,7 +69,7 @@ TEST(SimEnqueuedWork, EachLoadingModeGetsItsOwnCells) {
   eager["cuLaunchKernel#first-library-kernel"] = WorkBehaviour::Proceeds;
   eager["cuKernelGetFunction#first"] = WorkBehaviour::CallBlocks;
   eager["cuLaunchKernel"] = WorkBehaviour::WorkWaits;
-  const ProfileFile file(profile);
+  const ProfileFile file(to_json(profile));
   for (ModuleLoading mode : module_loading_modes()) {
     for (const char* cell : kCells) {
       auto environment = loading(mode);
@@ -106,7 +88,7 @@ TEST(SimEnqueuedWork, WorkEnqueuedBeforeAHostFunctionBeganIsNotHeldBackByIt) {
   SIM_ONLY();
   DriverProfile profile = load_driver_profile(GILSAN_DEFAULT_PROFILE_PATH);
   profile.enqueued_work[ModuleLoading::Lazy]["cuLaunchKernel"] = WorkBehaviour::WorkWaits;
-  const ProfileFile file(profile);
+  const ProfileFile file(to_json(profile));
   auto environment = loading(ModuleLoading::Lazy);
   environment["GILSAN_SIM_PROFILE"] = file.path();
   ChildProcess child(child_arguments({"work-enqueued-before-host-function"}), environment);

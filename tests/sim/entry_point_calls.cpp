@@ -8,7 +8,6 @@
 namespace gilsan::test {
 namespace {
 
-void CUDA_CB do_nothing(void*) {}
 void CUDA_CB do_nothing_callback(CUstream, CUresult, void*) {}
 
 CUresult ok() { return CUDA_SUCCESS; }

@@ -15,8 +15,6 @@ namespace {
 // How long a call expected to hang must stay silent; it returns in microseconds when it does not hang.
 constexpr std::chrono::milliseconds kHangEvidence{2000};
 
-std::string code(CUresult result) { return std::to_string(static_cast<int>(result)); }
-
 class InsideHostFunction : public ::testing::TestWithParam<std::string> {};
 class WhileHostFunctionRuns : public ::testing::TestWithParam<std::string> {};
 

@@ -19,28 +19,10 @@
 namespace gilsan::test {
 namespace {
 
-std::string code(CUresult result) { return std::to_string(static_cast<int>(result)); }
-
 void* sim_symbol(const char* name) {
   void* library = dlopen(driver().library_path().c_str(), RTLD_NOW | RTLD_NOLOAD);
   return library == nullptr ? nullptr : dlsym(library, name);
 }
-
-// A profile file in the test's temporary directory.
-class ProfileFile {
- public:
-  explicit ProfileFile(const std::string& text) {
-    path_ = std::filesystem::temp_directory_path() /
-            ("gilsan-sim-test-" + std::to_string(::getpid()) + "-" + std::to_string(counter_++) + ".json");
-    std::ofstream(path_) << text;
-  }
-  ~ProfileFile() { std::filesystem::remove(path_); }
-  std::string path() const { return path_.string(); }
-
- private:
-  static inline int counter_ = 0;
-  std::filesystem::path path_;
-};
 
 std::string shipped_profile_text() {
   std::ifstream in(GILSAN_DEFAULT_PROFILE_PATH);

@@ -1,5 +1,10 @@
 #include "tests/sim/test_support.h"
 
+#include <unistd.h>
+
+#include <fstream>
+#include <system_error>
+
 namespace gilsan::test {
 namespace {
 
@@ -7,6 +12,20 @@ std::unique_ptr<DriverTable> g_driver;
 bool g_simulated = true;
 
 }  // namespace
+
+ProfileFile::ProfileFile(const std::string& text) {
+  static std::atomic<int> made{0};
+  path_ = std::filesystem::temp_directory_path() /
+          ("gilsan-sim-test-" + std::to_string(::getpid()) + "-" + std::to_string(++made) + ".json");
+  std::ofstream(path_) << text;
+}
+
+ProfileFile::~ProfileFile() {
+  std::error_code ignored;
+  std::filesystem::remove(path_, ignored);
+}
+
+void CUDA_CB do_nothing(void*) {}
 
 void set_driver(std::unique_ptr<DriverTable> table, bool simulated) {
   g_driver = std::move(table);

@@ -8,6 +8,7 @@
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
+#include <filesystem>
 #include <functional>
 #include <mutex>
 #include <string>
@@ -74,6 +75,25 @@ class Event {
  private:
   CUevent event_ = nullptr;
 };
+
+// A CUresult as the child prints it: its number.
+inline std::string code(CUresult result) { return std::to_string(static_cast<int>(result)); }
+
+// A profile's text in a file of the test's own (for GILSAN_SIM_PROFILE), removed with the object.
+class ProfileFile {
+ public:
+  explicit ProfileFile(const std::string& text);
+  ~ProfileFile();
+  ProfileFile(const ProfileFile&) = delete;
+  ProfileFile& operator=(const ProfileFile&) = delete;
+  std::string path() const { return path_.string(); }
+
+ private:
+  std::filesystem::path path_;
+};
+
+// A host function that does nothing, for launches whose work does not matter.
+void CUDA_CB do_nothing(void*);
 
 // A host function that, once running, blocks its callback thread until open() is called.
 class Gate {
