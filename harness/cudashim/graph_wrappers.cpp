@@ -154,8 +154,8 @@ CUresult instantiate_with_params(CUgraphExec* exec, CUgraph graph, CUDA_GRAPH_IN
   return scope.finish(result);
 }
 
-// Each host node of the launch runs once more: its stream is the launch's, and the observer hears of
-// the enqueue (after the launch, as for a stream launch).
+// Each host node of the launch runs once more: its stream is the launch's, it is pending on the board
+// from before the launch and the observer hears of the enqueue after it, as for a stream launch.
 template <bool PerThread>
 CUresult graph_launch(CUgraphExec exec, CUstream stream) {
   using Real = CUresult (*)(CUgraphExec, CUstream);
@@ -168,9 +168,14 @@ CUresult graph_launch(CUgraphExec exec, CUstream stream) {
     record->launch_stream.store(stream, std::memory_order_relaxed);
     runs.push_back(run_of(*record));
   }
+  for (const GilsanSimHostFunction& run : runs) driverhooks::host_function_pending(run, kBoardDriverName);
   const CUresult result = real(exec, stream);
-  if (result == CUDA_SUCCESS) {
-    for (const GilsanSimHostFunction& run : runs) driverhooks::host_function_enqueued(run, kBoardDriverName);
+  for (const GilsanSimHostFunction& run : runs) {
+    if (result == CUDA_SUCCESS) {
+      driverhooks::host_function_enqueued(run);
+    } else {
+      driverhooks::host_function_not_launched(run, kBoardDriverName);
+    }
   }
   return scope.finish(result);
 }

@@ -37,13 +37,15 @@ CUresult launch_host_func(CUstream stream, CUhostFn fn, void* user_data) {
   HostFunctionRecord* record = make_record(fn, nullptr, user_data, scope.context(), stream, capture != nullptr);
   // Copied before the launch: once it is enqueued, a one-shot record may run and be freed at any time.
   const GilsanSimHostFunction run = run_of(*record);
+  if (capture == nullptr) driverhooks::host_function_pending(run, kBoardDriverName);
   const CUresult result = real(stream, &run_host_function_record, record);
   if (result != CUDA_SUCCESS) {
+    if (capture == nullptr) driverhooks::host_function_not_launched(run, kBoardDriverName);
     delete record;
   } else if (capture != nullptr) {
     graph_node_added(capture, nullptr, record);
   } else {
-    driverhooks::host_function_enqueued(run, kBoardDriverName);
+    driverhooks::host_function_enqueued(run);
   }
   return scope.finish(result);
 }
@@ -56,11 +58,13 @@ CUresult stream_add_callback(CUstream stream, CUstreamCallback callback, void* u
   CallScope scope("cuStreamAddCallback", target_of(stream));
   HostFunctionRecord* record = make_record(nullptr, callback, user_data, scope.context(), stream, false);
   const GilsanSimHostFunction run = run_of(*record);
+  driverhooks::host_function_pending(run, kBoardDriverName);
   const CUresult result = real(stream, &run_stream_callback_record, record, flags);
   if (result != CUDA_SUCCESS) {
+    driverhooks::host_function_not_launched(run, kBoardDriverName);
     delete record;
   } else {
-    driverhooks::host_function_enqueued(run, kBoardDriverName);
+    driverhooks::host_function_enqueued(run);
   }
   return scope.finish(result);
 }

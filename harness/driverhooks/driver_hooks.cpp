@@ -42,8 +42,15 @@ void api_exit(const GilsanSimApiCall& call, CUresult result) {
   board::exit_call();
 }
 
-void host_function_enqueued(const GilsanSimHostFunction& host_function, const char* implementation) {
+void host_function_pending(const GilsanSimHostFunction& host_function, const char* implementation) {
   board::note_host_function_enqueued(board_record(host_function, implementation));
+}
+
+void host_function_not_launched(const GilsanSimHostFunction& host_function, const char* implementation) {
+  board::note_host_function_dropped(host_function.id, implementation);
+}
+
+void host_function_enqueued(const GilsanSimHostFunction& host_function) {
   if (const GilsanSimObserver* observer = current_observer();
       observer != nullptr && observer->host_function_enqueued != nullptr)
     observer->host_function_enqueued(observer->user, &host_function);

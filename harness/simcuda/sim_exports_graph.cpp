@@ -87,17 +87,23 @@ CUresult graph_launch(CUgraphExec hGraphExec, CUstream hStream, DefaultStream nu
     if (CUresult rc = resolve_stream(hStream, null_stream, stream); rc != CUDA_SUCCESS) return rc;
     // Launching a graph into a capture would need child-graph nodes, which are not modelled.
     if (stream->capture) return CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED;
-    const CUresult launched = launch(lock, exec, *stream);
-    if (launched != CUDA_SUCCESS) return launched;
     for (const WorkItem& step : exec->steps) {
       if (const auto* call = std::get_if<HostCall>(&step))
         enqueued.push_back({call->run_key, stream->context->handle(), stream->handle(), call->fn, call->user_data,
                             call->stream_callback});
     }
-    return CUDA_SUCCESS;
+    // Pending on the board before the launch queues them: the callback thread may start one at once.
+    for (const GilsanSimHostFunction& host_function : enqueued)
+      driverhooks::host_function_pending(host_function, kBoardDriverName);
+    const CUresult launched = launch(lock, exec, *stream);
+    if (launched != CUDA_SUCCESS) {
+      for (const GilsanSimHostFunction& host_function : enqueued)
+        driverhooks::host_function_not_launched(host_function, kBoardDriverName);
+      enqueued.clear();
+    }
+    return launched;
   });
-  for (const GilsanSimHostFunction& host_function : enqueued)
-    driverhooks::host_function_enqueued(host_function, kBoardDriverName);
+  for (const GilsanSimHostFunction& host_function : enqueued) driverhooks::host_function_enqueued(host_function);
   return api.finish(rc);
 }
 

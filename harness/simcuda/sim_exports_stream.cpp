@@ -33,8 +33,9 @@ CUresult refuse_while_capturing(SimStream& stream) {
 
 // Host functions and stream callbacks both go through here. The profile's
 // topology.enqueue_blocks_at_depth makes the enqueue itself wait while that many host functions are
-// pending on the callback thread that will run this one. `enqueued` is what the observer is told once
-// the lock is gone; a captured call becomes a graph node instead, and leaves it null.
+// pending on the callback thread that will run this one. The board has it as pending from before it
+// is queued (the callback thread may start it as soon as it is); `enqueued` is what the observer is
+// told once the lock is gone. A captured call becomes a graph node instead, and leaves it null.
 CUresult enqueue_host_call(CUstream handle, DefaultStream null_stream, HostCall call,
                            std::optional<GilsanSimHostFunction>& enqueued) {
   auto& driver = SimDriver::instance();
@@ -49,9 +50,11 @@ CUresult enqueue_host_call(CUstream handle, DefaultStream null_stream, HostCall 
     driver.progress.wait(lock, [&] { return thread->pending_launches < *depth; });
   call.counts_toward_enqueue_depth = true;
   thread->pending_launches += 1;
+  driverhooks::host_function_pending(*enqueued, kBoardDriverName);
   CUresult rc = submit(lock, *stream, call);
   if (rc != CUDA_SUCCESS) {
     thread->pending_launches -= 1;
+    driverhooks::host_function_not_launched(*enqueued, kBoardDriverName);
     enqueued.reset();
   }
   return rc;
@@ -62,7 +65,7 @@ CUresult enqueue_and_tell(CUstream handle, DefaultStream null_stream, HostCall c
   call.run_key = SimDriver::instance().take_run_key();
   std::optional<GilsanSimHostFunction> enqueued;
   const CUresult rc = guarded([&] { return enqueue_host_call(handle, null_stream, call, enqueued); });
-  if (enqueued) driverhooks::host_function_enqueued(*enqueued, kBoardDriverName);
+  if (enqueued) driverhooks::host_function_enqueued(*enqueued);
   return rc;
 }
 

@@ -26,6 +26,7 @@ The command must write its JSON run report to FILE (pass `--report json -o FILE`
   --crash-python-frame F   the crashing thread's Python stack has function F
   --crash-native-frame T   the crashing thread's native stack has a symbol containing T
   --no-watchdog            the watchdog reported nothing
+  --pending N              the report lists N host functions as pending (enqueued, not begun)
 """
 import json
 import subprocess
@@ -70,7 +71,7 @@ def parse(argv):
             role, _, expected = value.partition("=")
             checks[option[2:]].append((role, expected))
         elif option in ("--report", "--outcome", "--class", "--cycle", "--host-function", "--crash-signal", "--contexts", "--inferred",
-                        "--crash-python-frame", "--crash-native-frame", "--lock-held-by", "--lock-name"):
+                        "--crash-python-frame", "--crash-native-frame", "--lock-held-by", "--lock-name", "--pending"):
             checks[option[2:]] = value
         else:
             fail(f"unknown option {option}")
@@ -109,6 +110,9 @@ def main(argv):
         fail(f"schema {report.get('schema')!r}")
     if "class" in checks and report["class"] != checks["class"]:
         fail(f"class {report['class']!r}, expected {checks['class']!r}")
+    if "pending" in checks and len(report["pending_host_functions"]) != int(checks["pending"]):
+        fail(f"{len(report['pending_host_functions'])} host functions pending, expected {checks['pending']}: "
+             f"{report['pending_host_functions']}")
 
     threads = {thread["tid"]: thread for thread in report["threads"]}
     by_role = {}
