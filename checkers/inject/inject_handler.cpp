@@ -5,6 +5,7 @@
 
 #include "checkers/inject/call_params.h"
 #include "checkers/inject/handler_thread_state.h"
+#include "checkers/inject/record_descriptions.h"
 #include "checkers/sources/thread_identity.h"
 #include "harness/board/board_writer.h"
 
@@ -21,41 +22,6 @@ Handle stream_handle(const CallClass& call, CUstream stream) {
 
 CUstream launch_stream(const CallClass& call, CUstream stream) {
   return call.per_thread && stream == nullptr ? CU_STREAM_PER_THREAD : stream;
-}
-
-board::HostFunctionKind board_kind(HostFunctionKind kind) {
-  switch (kind) {
-    case HostFunctionKind::python:
-      return board::HostFunctionKind::Python;
-    case HostFunctionKind::ctypes:
-      return board::HostFunctionKind::Ctypes;
-    case HostFunctionKind::native:
-      return board::HostFunctionKind::Native;
-  }
-  return board::HostFunctionKind::Unknown;
-}
-
-// The board's record of a wrapped host function; its strings live as long as the handler.
-board::HostFunctionInfo board_info(const WrappedHostFunction& record) {
-  board::HostFunctionInfo info;
-  info.id = reinterpret_cast<std::uintptr_t>(&record);
-  info.context = record.context;
-  info.stream = record.stream.value_or(0);
-  info.kind = board_kind(record.code->kind);
-  info.implementation = record.code->implementation.c_str();
-  info.description = record.code->callable.c_str();
-  return info;
-}
-
-// The Sanitizer's HostFunction for a record, assigned over `out` so that its strings reuse the
-// buffers of the previous one: the callback thread's events allocate nothing once warm.
-void describe_into(const WrappedHostFunction& record, HostFunction& out) {
-  out.id = 0;
-  out.kind = record.code->kind;
-  out.callable = record.code->callable;
-  out.implementation = record.code->implementation;
-  out.context = record.context;
-  out.stream = record.stream;
 }
 
 std::atomic<std::uint64_t> g_handler_instances{0};
@@ -249,6 +215,7 @@ void InjectHandler::wrap_stream_launch(const CallClass& call, DriverApiCallback&
   const bool exit_holds = !rewrite || (one_shot && options_.report_enqueued);
   record->references.store(exit_holds ? 2 : 1, std::memory_order_relaxed);
   if (rewrite) {
+    note_pending(*record);
     *args.function = run_wrapped_host_function;
     *args.user_data = record;
   } else if (driver_.launch_host_func == nullptr) {
@@ -257,7 +224,9 @@ void InjectHandler::wrap_stream_launch(const CallClass& call, DriverApiCallback&
   } else {
     QuietScope quiet;
     record->between_markers = true;
+    note_pending(*record);
     if (driver_.launch_host_func(stream, run_begin_marker, record) != CUDA_SUCCESS) {
+      take_back_pending(*record);
       if (one_shot) discard_record(record);  // nobody else has it
       return;
     }
@@ -286,6 +255,8 @@ void InjectHandler::finish_stream_launch(const CallClass& call, DriverApiCallbac
   // This callback still holds its reference: the record is valid here even if it already ran.
   if (launched && record->one_shot && options_.report_enqueued) {
     report_enqueued(*record);
+  } else if (!launched && !record->between_markers) {
+    take_back_pending(*record);  // (between markers, the queued begin marker's begin takes it off)
   }
   if (!will_run) release_record(record);  // the reference its run would have dropped
   release_record(record);
@@ -296,7 +267,22 @@ void InjectHandler::report_enqueued(const WrappedHostFunction& record) {
   event.thread = current_thread_id();
   describe_into(record, event.host_function);
   sanitizer_.host_function_enqueued(event);
-  if (options_.write_board) board::note_host_function_enqueued(board_info(record));
+}
+
+// A one-shot launch is pending on the board from before anything that may run it is queued (the
+// driver may start it before the launch returns, and its begin takes the note off), and is taken off
+// again when nothing will run it. Only where report_enqueued is on, whose exit callback keeps the
+// record to learn how the launch went.
+void InjectHandler::note_pending(const WrappedHostFunction& record) const {
+  if (options_.write_board && options_.report_enqueued && record.one_shot) {
+    board::note_host_function_enqueued(board_info(record));
+  }
+}
+
+void InjectHandler::take_back_pending(const WrappedHostFunction& record) const {
+  if (options_.write_board && options_.report_enqueued && record.one_shot) {
+    board::note_host_function_dropped(board_info(record).id, record.code->implementation.c_str());
+  }
 }
 
 void InjectHandler::wrap_graph_node(const CallClass& call, DriverApiCallback& callback) {
@@ -321,75 +307,6 @@ void InjectHandler::wrap_graph_node(const CallClass& call, DriverApiCallback& ca
     generic_copy.host.fn = run_wrapped_host_function;
     *slot.generic = &generic_copy;
   }
-}
-
-// Repeated host functions. A host function's begin and end change the model only the first time a
-// thread runs one of its signature (context, stream, kind) while holding nothing else (remembered
-// for the thread's last few signatures, HandlerThreadState::sent_begins): they add the
-// edges from its completions to the callback thread (and to the GIL for a Python one), which are
-// never removed; after the end the thread's state is as before the begin. So a later host function
-// of the same signature, in which the thread makes no call the handler sees, adds nothing: its
-// begin is held back, and dropped with its end. Any callback the thread gets while it runs sends the
-// begin first, so that the call is made holding what it should. Not done when the begin feeds
-// something besides the graph: the board (the watchdog shows each running host function) or the
-// pending lists of gil-held-blocking-call.
-bool InjectHandler::adds_nothing(const WrappedHostFunction& record, const HandlerThreadState& thread) const {
-  if (options_.write_board || options_.report_enqueued || thread.host_function_depth != 1) return false;
-  const std::uint64_t epoch = model_epoch_.load(std::memory_order_acquire);
-  for (const SentBegin& sent : thread.sent_begins) {
-    if (sent.handler == instance_ && sent.epoch == epoch && sent.context == record.context &&
-        sent.stream == record.stream && sent.kind == record.code->kind) {
-      return true;
-    }
-  }
-  return false;
-}
-
-void InjectHandler::send_begin(const WrappedHostFunction& record, HandlerThreadState& thread) {
-  const std::uint64_t epoch = model_epoch_.load(std::memory_order_acquire);
-  thread_local HostFunctionBegin event;  // see describe_into; the Sanitizer copies what it keeps
-  event.thread = current_thread_id();
-  describe_into(record, event.host_function);
-  sanitizer_.host_function_begin(event);
-  if (options_.write_board) board::begin_host_function(board_info(record));
-  if (thread.host_function_depth == 1) {
-    thread.sent_begins[thread.next_sent_begin] = SentBegin{instance_, epoch, record.context, record.stream,
-                                                           record.code->kind};
-    thread.next_sent_begin = (thread.next_sent_begin + 1) % HandlerThreadState::kSentBegins;
-  }
-}
-
-void InjectHandler::send_held_back_begin(HandlerThreadState& thread) {
-  const WrappedHostFunction* record = std::exchange(thread.held_back_begin, nullptr);
-  send_begin(*record, thread);
-}
-
-void InjectHandler::wrapped_begin(const WrappedHostFunction& record) {
-  HandlerThreadState& thread = handler_thread_state();
-  // A host function starting inside another (marker mode) is an event inside the outer one.
-  if (thread.held_back_begin != nullptr) send_held_back_begin(thread);
-  ++thread.host_function_depth;
-  if (record.self_test) {
-    self_test_wrapper_ran_.store(true);
-    return;
-  }
-  if (adds_nothing(record, thread)) {
-    thread.held_back_begin = &record;
-    return;
-  }
-  send_begin(record, thread);
-}
-
-void InjectHandler::wrapped_end(const WrappedHostFunction& record) {
-  HandlerThreadState& thread = handler_thread_state();
-  --thread.host_function_depth;
-  if (record.self_test) return;
-  if (thread.held_back_begin == &record) {
-    thread.held_back_begin = nullptr;  // nothing happened inside: neither begin nor end is news
-    return;
-  }
-  sanitizer_.host_function_end(current_thread_id());
-  if (options_.write_board) board::end_host_function();
 }
 
 }  // namespace gilsan::checkers::inject

@@ -92,6 +92,8 @@ class InjectHandler {
   void wrap_stream_launch(const CallClass& call, DriverApiCallback& callback);
   void finish_stream_launch(const CallClass& call, DriverApiCallback& callback);
   void report_enqueued(const WrappedHostFunction& record);
+  void note_pending(const WrappedHostFunction& record) const;
+  void take_back_pending(const WrappedHostFunction& record) const;
   void wrap_graph_node(const CallClass& call, DriverApiCallback& callback);
   void rewrite_self_test_launch(DriverApiCallback& callback);
   WrappedHostFunction* make_record(CUhostFn function, void* user_data, Handle context,

@@ -32,9 +32,9 @@ bool same_text(const PackedText<4>& stored, const char* text) {
 constexpr std::size_t kPendingProbes = 32;
 static_assert(kPendingProbes <= kMaxPendingHostFunctions);
 
-void note_host_function_enqueued(const HostFunctionInfo& info) {
+bool note_host_function_enqueued(const HostFunctionInfo& info) {
   Board* mapped = detail::board();
-  if (mapped == nullptr) return;
+  if (mapped == nullptr) return false;
   std::uint64_t now = detail::now_ns();
   std::size_t start = start_index(info.id, kMaxPendingHostFunctions);
   for (std::size_t probe = 0; probe < kPendingProbes; ++probe) {
@@ -51,9 +51,10 @@ void note_host_function_enqueued(const HostFunctionInfo& info) {
     record.description.store(info.description);
     record.at_ns.store(now, detail::kPublish);
     entry.used.store(1, detail::kPublish);
-    return;
+    return true;
   }
   mapped->header.lost_writes.fetch_add(1, kRelaxed);
+  return false;
 }
 
 void note_host_function_dropped(std::uint64_t id, const char* implementation) {

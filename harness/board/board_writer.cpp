@@ -94,7 +94,7 @@ void exit_call() {
 void begin_host_function(const HostFunctionInfo& info) {
   ThreadSlot* slot = detail::my_slot();
   if (slot == nullptr) return;
-  note_host_function_dropped(info.id, info.implementation);  // no longer pending: it runs
+  if (info.maybe_pending) note_host_function_dropped(info.id, info.implementation);  // no longer pending: it runs
   std::uint32_t depth = slot->host_function_depth.load(kRelaxed);
   SlotWrite write(*slot);
   if (depth < kMaxHostFunctionDepth) {

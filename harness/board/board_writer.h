@@ -30,6 +30,10 @@ struct HostFunctionInfo {
   HostFunctionKind kind = HostFunctionKind::Unknown;
   const char* implementation = nullptr;  // who launched it, e.g. "gilsan", "cupy", "simcuda"
   const char* description = nullptr;     // e.g. "scenario.py:14 cb" (truncated to 95 bytes)
+  // For begin_host_function: false when this writer's note_host_function_enqueued for it returned
+  // false (not placed), so there is no pending entry to look for. A queue deeper than the pending
+  // table makes most starts such misses, and a miss scans the id's whole window of the table.
+  bool maybe_pending = true;
 };
 
 // Maps the board now (otherwise the first write does). Returns whether writes reach a board.
@@ -50,12 +54,14 @@ void enter_call(const char* entry_point, std::uint64_t context, std::uint64_t st
 void exit_call();  // also counts ProgressKind::DriverCall
 
 // --- host functions ---
-void note_host_function_enqueued(const HostFunctionInfo& info);  // pending until begin or dropped
+// Pending until begin or dropped. Returns whether it was placed: false when the table had no room
+// (counted in lost_writes) or there is no board.
+bool note_host_function_enqueued(const HostFunctionInfo& info);
 // Will never run (the enqueue failed, the context has a sticky error...). Pending entries are matched
 // by id and implementation, so two writers' id spaces do not collide.
 void note_host_function_dropped(std::uint64_t id, const char* implementation);
 // On the thread that runs it. Marks the thread as its context's callback thread unless it said
-// otherwise, and removes the matching pending entry. A trampoline inside a driver's host function
+// otherwise, and removes the matching pending entry (unless info.maybe_pending is false). A trampoline inside a driver's host function
 // may begin another, nested record that adds what it knows (kind, description).
 void begin_host_function(const HostFunctionInfo& info);
 void end_host_function();  // also counts ProgressKind::HostFunction

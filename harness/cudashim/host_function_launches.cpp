@@ -37,7 +37,7 @@ CUresult launch_host_func(CUstream stream, CUhostFn fn, void* user_data) {
   HostFunctionRecord* record = make_record(fn, nullptr, user_data, scope.context(), stream, capture != nullptr);
   // Copied before the launch: once it is enqueued, a one-shot record may run and be freed at any time.
   const GilsanSimHostFunction run = run_of(*record);
-  if (capture == nullptr) driverhooks::host_function_pending(run, kBoardDriverName);
+  if (capture == nullptr) record->maybe_pending = driverhooks::host_function_pending(run, kBoardDriverName);
   const CUresult result = real(stream, &run_host_function_record, record);
   if (result != CUDA_SUCCESS) {
     if (capture == nullptr) driverhooks::host_function_not_launched(run, kBoardDriverName);
@@ -58,7 +58,7 @@ CUresult stream_add_callback(CUstream stream, CUstreamCallback callback, void* u
   CallScope scope("cuStreamAddCallback", target_of(stream));
   HostFunctionRecord* record = make_record(nullptr, callback, user_data, scope.context(), stream, false);
   const GilsanSimHostFunction run = run_of(*record);
-  driverhooks::host_function_pending(run, kBoardDriverName);
+  record->maybe_pending = driverhooks::host_function_pending(run, kBoardDriverName);
   const CUresult result = real(stream, &run_stream_callback_record, record, flags);
   if (result != CUDA_SUCCESS) {
     driverhooks::host_function_not_launched(run, kBoardDriverName);

@@ -34,7 +34,7 @@ void CUDA_CB run_host_function_record(void* data) {
   auto* record = static_cast<HostFunctionRecord*>(data);
   const GilsanSimHostFunction run = run_of(*record);
   const bool one_shot = !record->lasting;
-  driverhooks::host_function_begin(run, kBoardDriverName);
+  driverhooks::host_function_begin(run, kBoardDriverName, record->maybe_pending);
   run.fn(run.user_data);
   driverhooks::host_function_end(run);
   if (one_shot) delete record;
@@ -43,7 +43,7 @@ void CUDA_CB run_host_function_record(void* data) {
 void CUDA_CB run_stream_callback_record(CUstream stream, CUresult status, void* data) {
   auto* record = static_cast<HostFunctionRecord*>(data);
   const GilsanSimHostFunction run = run_of(*record);
-  driverhooks::host_function_begin(run, kBoardDriverName);
+  driverhooks::host_function_begin(run, kBoardDriverName, record->maybe_pending);
   run.callback(stream, status, run.user_data);
   driverhooks::host_function_end(run);
   delete record;  // a stream callback cannot be captured into a graph: it runs once

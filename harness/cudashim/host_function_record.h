@@ -16,6 +16,9 @@ struct HostFunctionRecord {
   // A graph host node (built, or captured from a stream launch) runs at every launch of its graph,
   // so its record lives for the rest of the process; a stream launch's record is freed by its run.
   bool lasting = false;
+  // A stream launch's: whether the board took its pending note (written before the launch, read by
+  // its run). A graph node's stays true: each launch of the graph notes it again.
+  bool maybe_pending = true;
   // A graph node's stream is the launch's, set at each cuGraphLaunch (a stream launch's never changes).
   std::atomic<CUstream> launch_stream{nullptr};
 };

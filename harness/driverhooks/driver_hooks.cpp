@@ -42,8 +42,8 @@ void api_exit(const GilsanSimApiCall& call, CUresult result) {
   board::exit_call();
 }
 
-void host_function_pending(const GilsanSimHostFunction& host_function, const char* implementation) {
-  board::note_host_function_enqueued(board_record(host_function, implementation));
+bool host_function_pending(const GilsanSimHostFunction& host_function, const char* implementation) {
+  return board::note_host_function_enqueued(board_record(host_function, implementation));
 }
 
 void host_function_not_launched(const GilsanSimHostFunction& host_function, const char* implementation) {
@@ -56,10 +56,13 @@ void host_function_enqueued(const GilsanSimHostFunction& host_function) {
     observer->host_function_enqueued(observer->user, &host_function);
 }
 
-void host_function_begin(const GilsanSimHostFunction& host_function, const char* implementation) {
+void host_function_begin(const GilsanSimHostFunction& host_function, const char* implementation,
+                         bool maybe_pending) {
   // A pooled driver thread may have been a stream executor before: it is a callback thread now.
   board::set_role(board::Role::DriverCallback, as_id(host_function.context));
-  board::begin_host_function(board_record(host_function, implementation));
+  board::HostFunctionInfo record = board_record(host_function, implementation);
+  record.maybe_pending = maybe_pending;
+  board::begin_host_function(record);
   if (const GilsanSimObserver* observer = current_observer();
       observer != nullptr && observer->host_function_begin != nullptr)
     observer->host_function_begin(observer->user, &host_function);

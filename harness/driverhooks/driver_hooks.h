@@ -26,8 +26,8 @@ void api_exit(const GilsanSimApiCall& call, CUresult result);
 // driver may start it before the launch returns: a record written after its begin would stay, naming
 // a host function that already ran as pending in every later report. A launch that fails takes the
 // record off with host_function_not_launched. `implementation` names the driver on the board
-// ("simcuda", "libcuda").
-void host_function_pending(const GilsanSimHostFunction& host_function, const char* implementation);
+// ("simcuda", "libcuda"). Returns whether the board has it (see host_function_begin).
+bool host_function_pending(const GilsanSimHostFunction& host_function, const char* implementation);
 void host_function_not_launched(const GilsanSimHostFunction& host_function, const char* implementation);
 
 // On the enqueuing thread, once the driver accepted a host function: the observer's
@@ -36,7 +36,10 @@ void host_function_enqueued(const GilsanSimHostFunction& host_function);
 
 // On the callback thread, around one host function: names the thread its context's callback thread
 // and records the host function as the board's outer record (a trampoline may nest its own inside).
-void host_function_begin(const GilsanSimHostFunction& host_function, const char* implementation);
+// `maybe_pending`: false when host_function_pending returned false for this run, so that the begin
+// does not look for a pending record that is not there.
+void host_function_begin(const GilsanSimHostFunction& host_function, const char* implementation,
+                         bool maybe_pending = true);
 void host_function_end(const GilsanSimHostFunction& host_function);
 
 }  // namespace gilsan::driverhooks

@@ -39,6 +39,9 @@ struct HostPayload {
   // claimed it (the trampoline that runs it, or the sweep that abandons it).
   CUcontext context = nullptr;
   CUstream stream = nullptr;  // where it was enqueued, for the board's host-function record
+  // Whether the board took its pending note (board::HostFunctionInfo::maybe_pending): written before
+  // the launch, read by the trampoline's begin.
+  bool maybe_pending = true;
   std::atomic<int> claim{0};
 };
 

@@ -137,8 +137,8 @@ void observe_payload_created(HostPayload* payload) {
   describe_callable(payload->callable, payload->description, sizeof payload->description);
 }
 
-void observe_host_function_enqueued(const HostPayload* payload, CUstream stream, CUcontext context) {
-  board::note_host_function_enqueued(info_of(payload, payload->serial, stream, context));
+void observe_host_function_enqueued(HostPayload* payload, CUstream stream, CUcontext context) {
+  payload->maybe_pending = board::note_host_function_enqueued(info_of(payload, payload->serial, stream, context));
   if (const GilsanSanitizerHooks* hooks = sanitizer()) {
     const GilsanSanitizerHostFunction host_function = sanitizer_host_function(payload, payload->serial, stream, context, true);
     hooks->host_function_enqueued(&host_function);
@@ -152,7 +152,9 @@ void observe_host_function_dropped(const HostPayload* payload) {
 
 void observe_host_function_begin(const HostPayload* payload) {
   ++t_host_function_depth;
-  board::begin_host_function(info_of(payload, payload->serial, payload->stream, payload->context));
+  board::HostFunctionInfo info = info_of(payload, payload->serial, payload->stream, payload->context);
+  info.maybe_pending = payload->maybe_pending;
+  board::begin_host_function(info);
   if (const GilsanSanitizerHooks* hooks = sanitizer()) {
     const GilsanSanitizerHostFunction host_function =
         sanitizer_host_function(payload, payload->serial, payload->stream, payload->context, true);

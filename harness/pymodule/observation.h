@@ -51,7 +51,7 @@ void observe_payload_created(HostPayload* payload);
 
 // A host function of ours was handed to the driver on `stream` (pending until it begins), or will
 // never run (a failed enqueue, a sticky-error sweep).
-void observe_host_function_enqueued(const HostPayload* payload, CUstream stream, CUcontext context);
+void observe_host_function_enqueued(HostPayload* payload, CUstream stream, CUcontext context);
 void observe_host_function_dropped(const HostPayload* payload);
 // A launch of `exec` enqueued `count` Python host nodes on `stream` (before cuGraphLaunch), or its
 // failure took them back. On the board they are pending under one shared id (a launch does not say

@@ -55,7 +55,7 @@ void CallbackThread::loop(const std::shared_ptr<CallbackThread>& self) {
     driver.progress.notify_all();
     lock.unlock();
 
-    driverhooks::host_function_begin(task->info, kBoardDriverName);
+    driverhooks::host_function_begin(task->info, kBoardDriverName, task->maybe_pending);
     {
       CallbackScopeGuard scope(CallbackScope{task->context.get(), task});
       if (task->stream_callback != nullptr) {

@@ -23,6 +23,7 @@ struct HostTask {
   CUstream callback_stream = nullptr;
   std::shared_ptr<SimContext> context;
   bool counts_toward_enqueue_depth = false;
+  bool maybe_pending = true;  // HostCall::maybe_pending
   bool done = false;  // guarded by SimDriver::mutex
 };
 

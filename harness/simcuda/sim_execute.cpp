@@ -93,6 +93,7 @@ void run_host_call(const HostCall& call, SimStream& stream) {
   task.callback_stream = call.stream_handle;
   task.context = stream.context;
   task.counts_toward_enqueue_depth = call.counts_toward_enqueue_depth;
+  task.maybe_pending = call.maybe_pending;
   callback_thread_for(stream)->run(lock, task);
 }
 

@@ -50,7 +50,7 @@ CUresult enqueue_host_call(CUstream handle, DefaultStream null_stream, HostCall 
     driver.progress.wait(lock, [&] { return thread->pending_launches < *depth; });
   call.counts_toward_enqueue_depth = true;
   thread->pending_launches += 1;
-  driverhooks::host_function_pending(*enqueued, kBoardDriverName);
+  call.maybe_pending = driverhooks::host_function_pending(*enqueued, kBoardDriverName);
   CUresult rc = submit(lock, *stream, call);
   if (rc != CUDA_SUCCESS) {
     thread->pending_launches -= 1;
