@@ -61,8 +61,9 @@ bool note_host_function_enqueued(const HostFunctionInfo& info);
 // by id and implementation, so two writers' id spaces do not collide.
 void note_host_function_dropped(std::uint64_t id, const char* implementation);
 // On the thread that runs it. Marks the thread as its context's callback thread unless it said
-// otherwise, and removes the matching pending entry (unless info.maybe_pending is false). A trampoline inside a driver's host function
-// may begin another, nested record that adds what it knows (kind, description).
+// otherwise, and removes the matching pending entry (unless info.maybe_pending is false). A
+// trampoline inside a driver's host function may begin another, nested record that adds what it
+// knows (kind, description).
 void begin_host_function(const HostFunctionInfo& info);
 void end_host_function();  // also counts ProgressKind::HostFunction
 

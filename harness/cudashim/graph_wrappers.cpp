@@ -4,6 +4,9 @@
 // launch tells the observer which host functions it enqueued (graph_host_nodes.h).
 #include <cuda.h>
 
+#include <cstddef>
+#include <vector>
+
 #include "harness/cudashim/graph_host_nodes.h"
 #include "harness/cudashim/host_function_record.h"
 #include "harness/cudashim/observed_call.h"
@@ -168,13 +171,17 @@ CUresult graph_launch(CUgraphExec exec, CUstream stream) {
     record->launch_stream.store(stream, std::memory_order_relaxed);
     runs.push_back(run_of(*record));
   }
-  for (const GilsanSimHostFunction& run : runs) driverhooks::host_function_pending(run, kBoardDriverName);
-  const CUresult result = real(exec, stream);
+  // A node's id is the same at every launch: a failed launch takes back only the notes it placed.
+  std::vector<bool> placed;
   for (const GilsanSimHostFunction& run : runs) {
+    placed.push_back(driverhooks::host_function_pending(run, kBoardDriverName));
+  }
+  const CUresult result = real(exec, stream);
+  for (std::size_t i = 0; i < runs.size(); ++i) {
     if (result == CUDA_SUCCESS) {
-      driverhooks::host_function_enqueued(run);
-    } else {
-      driverhooks::host_function_not_launched(run, kBoardDriverName);
+      driverhooks::host_function_enqueued(runs[i]);
+    } else if (placed[i]) {
+      driverhooks::host_function_not_launched(runs[i], kBoardDriverName);
     }
   }
   return scope.finish(result);

@@ -12,7 +12,7 @@ namespace gilsan {
 namespace {
 
 // Ordered: the report reads top-down in the order below (schema and outcome first).
-using nlohmann::ordered_json;  // keys in the order written: the report reads top-down
+using nlohmann::ordered_json;
 
 std::string seconds(double value) {
   char text[32];

@@ -1,4 +1,7 @@
 // Graphs: nodes, upload and launch (instantiation: sim_exports_graph_instantiate.cpp).
+#include <cstddef>
+#include <vector>
+
 #include "harness/driverhooks/driver_hooks.h"
 #include "harness/simcuda/sim_api_scope.h"
 #include "harness/simcuda/sim_context.h"
@@ -87,21 +90,36 @@ CUresult graph_launch(CUgraphExec hGraphExec, CUstream hStream, DefaultStream nu
     if (CUresult rc = resolve_stream(hStream, null_stream, stream); rc != CUDA_SUCCESS) return rc;
     // Launching a graph into a capture would need child-graph nodes, which are not modelled.
     if (stream->capture) return CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED;
+    std::vector<GilsanSimHostFunction> runs;
     for (const WorkItem& step : exec->steps) {
       if (const auto* call = std::get_if<HostCall>(&step))
-        enqueued.push_back({call->run_key, stream->context->handle(), stream->handle(), call->fn, call->user_data,
-                            call->stream_callback});
+        runs.push_back({call->run_key, stream->context->handle(), stream->handle(), call->fn, call->user_data,
+                        call->stream_callback});
     }
     // Pending on the board before the launch queues them: the callback thread may start one at once.
-    for (const GilsanSimHostFunction& host_function : enqueued)
-      driverhooks::host_function_pending(host_function, kBoardDriverName);
-    const CUresult launched = launch(lock, exec, *stream);
-    if (launched != CUDA_SUCCESS) {
-      for (const GilsanSimHostFunction& host_function : enqueued)
-        driverhooks::host_function_not_launched(host_function, kBoardDriverName);
-      enqueued.clear();
+    // A node's id is the same at every launch: a failed launch takes back only the notes it placed.
+    std::vector<bool> placed;
+    for (const GilsanSimHostFunction& run : runs) {
+      placed.push_back(driverhooks::host_function_pending(run, kBoardDriverName));
     }
-    return launched;
+    const auto take_back = [&] {
+      for (std::size_t i = 0; i < runs.size(); ++i) {
+        if (placed[i]) driverhooks::host_function_not_launched(runs[i], kBoardDriverName);
+      }
+    };
+    CUresult launched = CUDA_SUCCESS;
+    try {
+      launched = launch(lock, exec, *stream);
+    } catch (...) {  // bad_alloc, which guarded() answers for
+      take_back();
+      throw;
+    }
+    if (launched != CUDA_SUCCESS) {
+      take_back();
+      return launched;
+    }
+    enqueued = std::move(runs);
+    return CUDA_SUCCESS;
   });
   for (const GilsanSimHostFunction& host_function : enqueued) driverhooks::host_function_enqueued(host_function);
   return api.finish(rc);

@@ -46,15 +46,28 @@ CUresult enqueue_host_call(CUstream handle, DefaultStream null_stream, HostCall 
   enqueued = GilsanSimHostFunction{call.run_key,  stream->context->handle(), stream->handle(),
                                    call.fn,       call.user_data,            call.stream_callback};
   std::shared_ptr<CallbackThread> thread = callback_thread_for(*stream);
-  if (std::optional<int> depth = driver.profile().topology.enqueue_blocks_at_depth)
+  if (std::optional<int> depth = driver.profile().topology.enqueue_blocks_at_depth) {
     driver.progress.wait(lock, [&] { return thread->pending_launches < *depth; });
+    // The wait let the lock go: a capture may have begun on the stream meanwhile.
+    if (stream->capture) {
+      enqueued.reset();
+      return submit(lock, *stream, call);
+    }
+  }
   call.counts_toward_enqueue_depth = true;
   thread->pending_launches += 1;
   call.maybe_pending = driverhooks::host_function_pending(*enqueued, kBoardDriverName);
-  CUresult rc = submit(lock, *stream, call);
+  CUresult rc = CUDA_SUCCESS;
+  try {
+    rc = submit(lock, *stream, call);
+  } catch (...) {  // bad_alloc, which guarded() answers for: the note goes with the launch
+    if (call.maybe_pending) driverhooks::host_function_not_launched(*enqueued, kBoardDriverName);
+    enqueued.reset();
+    throw;
+  }
   if (rc != CUDA_SUCCESS) {
     thread->pending_launches -= 1;
-    driverhooks::host_function_not_launched(*enqueued, kBoardDriverName);
+    if (call.maybe_pending) driverhooks::host_function_not_launched(*enqueued, kBoardDriverName);
     enqueued.reset();
   }
   return rc;

@@ -53,7 +53,7 @@ struct HostCall {
   CUstream stream_handle = nullptr;  // what the application passed; given to stream callbacks
   unsigned long long run_key = 0;    // GilsanSimHostFunction::id (SimDriver::take_run_key)
   bool counts_toward_enqueue_depth = false;  // enqueued by cuLaunchHostFunc (topology.enqueue_blocks_at_depth)
-  bool maybe_pending = true;  // false: the board did not take its pending note (a graph node's stays true)
+  bool maybe_pending = true;  // false: the board did not take its stream launch's pending note
 };
 
 // Completes an event record: stamps the time if the event was not recorded again meanwhile.
