@@ -9,12 +9,15 @@
 # header-only, its CMake config in usr/share/cmake/CLI11, found through CMAKE_PREFIX_PATH=PREFIX/usr
 # (that config finds its headers relative to itself, so an unpacked copy works wherever it lies);
 # ahead of an installed CLI11 (the H200 machine has 2.4.1), so GPU builds use the CPU machines' 2.1.2.
+# And Google Benchmark (libbenchmark-dev, libbenchmark1debian), for the C++ benchmarks that time the
+# real driver (tests/cudashim/driver_call_bench.cpp); its CMake config is found the same way, and the
+# programs find its library through the build's RPATH.
 # ci/install-deps.sh unpacks .debs/ into .debs/unpacked where a required header is missing and
 # apt-get cannot install it; the top CMakeLists.txt looks for CLI11 there.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 debs=$root/.debs
-packages=(libdw-dev libelf-dev libdw1 libelf1 libcli11-dev)
+packages=(libdw-dev libelf-dev libdw1 libelf1 libcli11-dev libbenchmark-dev libbenchmark1debian)
 
 case "${1:-}" in
   download)

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Runs gilsan against the real driver on a GPU machine and collects the outputs for docs/results/.
 # Usage: ci/gpu-run.sh OUTPUT_DIR [step...]; steps: build sim-tests suite conformance forwarding peers pytest-plugin program
-# overhead probe probe-held-by probe-loading probe-diff watchdog copy-bench inject hardening bench (default: build sim-tests suite probe).
+# overhead probe probe-held-by probe-loading probe-diff watchdog copy-bench inject hardening bench driver-calls (default: build sim-tests suite probe).
 # The GPU machine has Python 3.12 with libpython3.12.so, cmake and ninja in /opt/torch/.venv, nvcc.
 set -uo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -199,6 +199,19 @@ for step in "${steps[@]}"; do
       # `gilsan bench` (docs/performance.md): the reference host_launch against the raw driver and the peers.
       "$build/bin/gilsan" bench --driver real --python-env /opt/torch/.venv --json "$out/bench.json" \
         --markdown "$out/bench.md" --svg "$out/bench.svg" >>"$log" 2>&1 ;;
+    driver-calls)
+      # What the forwarding driver adds to each call and host function, side by side with the real driver
+      # in one process, under `gilsan run`'s board as in a `--sanitize off` child (tests/cudashim/driver_call_bench.cpp).
+      if [[ -x $build/bin/gilsan_driver_call_bench ]]; then
+        "$build/bin/gilsan" run --driver real --sanitize off -- "$build/bin/gilsan_driver_call_bench" \
+          --forwarding "$build/harness/cudashim/libgilsan_cudashim.so" --benchmark_repetitions=5 \
+          --benchmark_enable_random_interleaving=true --benchmark_out="$out/driver-calls.json" \
+          --benchmark_out_format=json >>"$log" 2>&1 &&
+          python3 "$root/tests/cudashim/driver_call_ratios.py" "$out/driver-calls.json" --markdown "$out/driver-calls.md" >>"$log" 2>&1
+      else
+        echo "gilsan_driver_call_bench was not built: no Google Benchmark (ci/gpu-deps.sh download, carry .debs)" >>"$log"
+        false
+      fi ;;
     *) echo "unknown step $step" >>"$log" ;;
   esac
   echo "# exit: $?" >>"$log"

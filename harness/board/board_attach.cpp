@@ -113,6 +113,12 @@ void reset_slot(ThreadSlot& slot) {
   slot.held_lock_count.store(0, kPublish);
   slot.frame_count.store(0, kPublish);
   slot.stack_signal.store(0, kPublish);
+  // Another thread's texts may name what a thread that has exited let go of: copy afresh.
+  for (CallSlot& call : slot.calls) call.entry_point.copied_from.store(0, kRelaxed);
+  for (HostFunctionSlot& record : slot.host_functions) {
+    record.implementation.copied_from.store(0, kRelaxed);
+    record.description.copied_from.store(0, kRelaxed);
+  }
 }
 
 }  // namespace
@@ -155,7 +161,7 @@ ThreadSlot* slot_for_thread(Board& board, int tid) {
       return &slot;
     }
   }
-  board.header.lost_writes.fetch_add(1, std::memory_order_relaxed);
+  board.header.lost_writes.value.fetch_add(1, std::memory_order_relaxed);
   return nullptr;
 }
 

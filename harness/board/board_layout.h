@@ -22,7 +22,7 @@
 namespace gilsan::board {
 
 inline constexpr std::uint64_t kMagic = 0x31426e61736c6967ULL;  // "gilsanB1" read little-endian
-inline constexpr std::uint32_t kLayoutVersion = 1;
+inline constexpr std::uint32_t kLayoutVersion = 2;
 
 inline constexpr std::size_t kMaxThreads = 256;
 inline constexpr std::size_t kMaxCallDepth = 4;          // nested driver-call records (several writers)
@@ -60,16 +60,31 @@ inline constexpr std::size_t kProgressKinds = 6;
 template <std::size_t Words>
 struct PackedText {
   std::atomic<std::uint64_t> words[Words];
+  // The writers' own note of where the words were copied from: the address of a literal text
+  // (store_literal), 1 for none, 0 when unknown. Readers ignore it.
+  std::atomic<std::uint64_t> copied_from;
 
   static constexpr std::size_t capacity() { return Words * 8 - 1; }
 
   void store(const char* text) {
+    copy(text);
+    copied_from.store(0, std::memory_order_relaxed);
+  }
+
+  // For a text whose address says what it holds: a string literal, or a name table's entry that lives
+  // as long as the process. A text already in place is not copied again: drivers name the same entry
+  // point at every call, and the copy was most of what recording a call cost. Every writer of one
+  // board is in one process (the board's owner), so an address means the same text to each.
+  void store_literal(const char* text) {
+    const std::uint64_t from = text == nullptr ? 1 : reinterpret_cast<std::uintptr_t>(text);
+    if (copied_from.load(std::memory_order_relaxed) == from) return;
+    copy(text);
+    copied_from.store(from, std::memory_order_relaxed);
+  }
+
+  void copy(const char* text) {
     char bytes[Words * 8] = {};
-    if (text != nullptr) {
-      std::size_t n = 0;
-      while (n < capacity() && text[n] != '\0') ++n;
-      std::memcpy(bytes, text, n);
-    }
+    if (text != nullptr) std::memcpy(bytes, text, ::strnlen(text, capacity()));
     for (std::size_t i = 0; i < Words; ++i) {
       std::uint64_t word;
       std::memcpy(&word, bytes + i * 8, 8);
@@ -158,6 +173,11 @@ struct EventRecordSlot {
   std::atomic<std::uint64_t> recorded_ns;
 };
 
+// A counter that several threads bump, alone on its cache line.
+struct alignas(64) SharedCounter {
+  std::atomic<std::uint64_t> value;
+};
+
 struct BoardHeader {
   // Written once by the parent before the child starts; read-only afterwards.
   std::uint64_t magic;
@@ -170,10 +190,14 @@ struct BoardHeader {
   std::atomic<std::int32_t> stack_sample_signal;  // set by install_stack_sampler()
   std::atomic<std::int32_t> python_stack_signal;  // set by announce_python_stack_signal()
   std::atomic<std::uint64_t> stack_request;       // bumped by the parent before it signals threads
-  std::atomic<std::uint64_t> progress[kProgressKinds];
   std::atomic<std::uint64_t> device_busy_until_ns;  // declared device work runs at least until then
   std::atomic<std::uint32_t> interpreter_finalizing;
-  std::atomic<std::uint64_t> lost_writes;  // writes dropped because a table was full
+  // The counters every writer bumps, each on a cache line of its own: a launching thread counts its
+  // driver calls while the callback thread counts host functions, and counters sharing a line made
+  // each count wait for the line to come back from the other core.
+  SharedCounter progress[kProgressKinds];
+  SharedCounter lost_writes;  // writes dropped because a table was full
+  SharedCounter pending_taken;  // pending host functions taken off the table (writers' own use)
 
   std::atomic<std::int32_t> crash_signal;  // first fatal signal; 0 while none
   std::atomic<std::int32_t> crash_tid;

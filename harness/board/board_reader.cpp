@@ -94,7 +94,7 @@ std::optional<ThreadRecord> read_slot(const ThreadSlot& slot) {
 
 ProgressCounters BoardReader::progress() const {
   ProgressCounters counters{};
-  for (std::size_t i = 0; i < kProgressKinds; ++i) counters[i] = board_.header.progress[i].load(kAcquire);
+  for (std::size_t i = 0; i < kProgressKinds; ++i) counters[i] = board_.header.progress[i].value.load(kAcquire);
   return counters;
 }
 
@@ -169,7 +169,7 @@ BoardContents BoardReader::read() const {
   contents.progress = progress();
   contents.device_busy_until_ns = device_busy_until_ns();
   contents.interpreter_finalizing = board_.header.interpreter_finalizing.load(kAcquire) != 0;
-  contents.lost_writes = board_.header.lost_writes.load(kAcquire);
+  contents.lost_writes = board_.header.lost_writes.value.load(kAcquire);
   contents.crash = crash();
   contents.threads = threads();
   contents.pending_host_functions = pending_host_functions();

@@ -4,6 +4,8 @@
 #include "harness/board/board_writer.h"
 #include "harness/board/board_writer_state.h"
 
+#include <algorithm>
+
 namespace gilsan::board {
 namespace {
 
@@ -15,6 +17,8 @@ std::size_t start_index(std::uint64_t key, std::size_t table_size) {
 }
 
 bool same_text(const PackedText<4>& stored, const char* text) {
+  // Placed with store_literal from this very name: no need to compare the words.
+  if (text != nullptr && stored.copied_from.load(kRelaxed) == reinterpret_cast<std::uintptr_t>(text)) return true;
   PackedText<4> wanted;
   wanted.store(text);
   for (std::size_t i = 0; i < std::size(wanted.words); ++i) {
@@ -32,9 +36,34 @@ bool same_text(const PackedText<4>& stored, const char* text) {
 constexpr std::size_t kPendingProbes = 32;
 static_assert(kPendingProbes <= kMaxPendingHostFunctions);
 
+// A thread whose note found no free entry skips looking for its next ones, twice as many after each
+// miss (up to kMostNotesSkipped), until an entry is taken off the table (pending_taken moves) or it
+// has skipped them all. Behind a held host function, a queue deeper than the table made every further
+// enqueue probe kPendingProbes entries, all taken, and those probes were most of what the forwarding
+// driver added to a launch (docs/performance.md). A skipped note is lost as a failed one is
+// (lost_writes); skipping ends as soon as anything was taken off, so a queue that drains loses none
+// it would not have lost before.
+constexpr std::uint32_t kMostNotesSkipped = 64;
+
+struct PendingNoteBackoff {
+  std::uint32_t to_skip = 0;     // notes left to skip before the next look
+  std::uint32_t after_miss = 0;  // how many the next miss makes this thread skip
+  std::uint64_t taken_at_miss = 0;  // pending_taken when this thread last found no entry
+};
+thread_local PendingNoteBackoff t_pending_backoff;
+
 bool note_host_function_enqueued(const HostFunctionInfo& info) {
   Board* mapped = detail::board();
   if (mapped == nullptr) return false;
+  PendingNoteBackoff& backoff = t_pending_backoff;
+  if (backoff.to_skip > 0) {
+    if (mapped->header.pending_taken.value.load(std::memory_order_acquire) == backoff.taken_at_miss) {
+      --backoff.to_skip;
+      mapped->header.lost_writes.value.fetch_add(1, kRelaxed);
+      return false;
+    }
+    backoff.to_skip = 0;
+  }
   std::uint64_t now = detail::now_ns();
   std::size_t start = start_index(info.id, kMaxPendingHostFunctions);
   for (std::size_t probe = 0; probe < kPendingProbes; ++probe) {
@@ -47,15 +76,51 @@ bool note_host_function_enqueued(const HostFunctionInfo& info) {
     record.context.store(info.context, detail::kPublish);
     record.stream.store(info.stream, detail::kPublish);
     record.kind.store(static_cast<std::uint32_t>(info.kind), detail::kPublish);
-    record.implementation.store(info.implementation);
-    record.description.store(info.description);
+    record.implementation.store_literal(info.implementation);
+    if (info.description == nullptr) {
+      record.description.store_literal(nullptr);
+    } else {
+      record.description.store(info.description);
+    }
     record.at_ns.store(now, detail::kPublish);
     entry.used.store(1, detail::kPublish);
+    backoff.after_miss = 0;
     return true;
   }
-  mapped->header.lost_writes.fetch_add(1, kRelaxed);
+  mapped->header.lost_writes.value.fetch_add(1, kRelaxed);
+  // Read after the probes: an entry taken off while they ran ends the skipping at the next note.
+  backoff.taken_at_miss = mapped->header.pending_taken.value.load(std::memory_order_acquire);
+  backoff.to_skip = backoff.after_miss;
+  backoff.after_miss = backoff.after_miss == 0 ? 1 : std::min(backoff.after_miss * 2, kMostNotesSkipped);
   return false;
 }
+
+namespace {
+
+// Frees `entry` if it still holds (id, implementation). Another writer can hold the entry's lock for
+// an instant even though the entry is taken: a note that saw it free before this one was placed locks
+// it to look again, then moves on. Passing over a busy entry would leave this one pending for good (a
+// host function that ran, named as pending by every later hang report), so the lock is tried again
+// for as long as such a look takes, many times over.
+constexpr int kBusyEntryAttempts = 1000;
+
+bool take_off(PendingHostFunctionSlot& entry, std::uint64_t id, const char* implementation) {
+  for (int attempt = 0; attempt < kBusyEntryAttempts; ++attempt) {
+    detail::EntryWrite write(entry.seq);
+    if (!write.owns()) {
+      detail::cpu_relax();
+      continue;
+    }
+    if (entry.used.load(kRelaxed) == 0 || entry.info.id.load(kRelaxed) != id ||
+        !same_text(entry.info.implementation, implementation))
+      return false;
+    entry.used.store(0, detail::kPublish);
+    return true;
+  }
+  return false;
+}
+
+}  // namespace
 
 void note_host_function_dropped(std::uint64_t id, const char* implementation) {
   Board* mapped = detail::board();
@@ -64,11 +129,8 @@ void note_host_function_dropped(std::uint64_t id, const char* implementation) {
   for (std::size_t probe = 0; probe < kPendingProbes; ++probe) {
     PendingHostFunctionSlot& entry = mapped->pending[(start + probe) % kMaxPendingHostFunctions];
     if (entry.used.load(std::memory_order_acquire) == 0 || entry.info.id.load(kRelaxed) != id) continue;
-    detail::EntryWrite write(entry.seq);
-    if (!write.owns()) continue;
-    if (entry.used.load(kRelaxed) != 0 && entry.info.id.load(kRelaxed) == id &&
-        same_text(entry.info.implementation, implementation)) {
-      entry.used.store(0, detail::kPublish);
+    if (take_off(entry, id, implementation)) {
+      mapped->header.pending_taken.value.fetch_add(1, std::memory_order_release);
       return;
     }
   }
@@ -93,7 +155,7 @@ void note_event_recorded(std::uint64_t event, std::uint64_t stream, std::uint64_
   if (target == nullptr) target = oldest;
   detail::EntryWrite write(target->seq);
   if (!write.owns()) {
-    mapped->header.lost_writes.fetch_add(1, kRelaxed);
+    mapped->header.lost_writes.value.fetch_add(1, kRelaxed);
     return;
   }
   target->event.store(event, detail::kPublish);

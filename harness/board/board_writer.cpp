@@ -14,8 +14,14 @@ void store_host_function(HostFunctionSlot& record, const HostFunctionInfo& info,
   record.context.store(info.context, detail::kPublish);
   record.stream.store(info.stream, detail::kPublish);
   record.kind.store(static_cast<std::uint32_t>(info.kind), detail::kPublish);
-  record.implementation.store(info.implementation);
-  record.description.store(info.description);
+  record.implementation.store_literal(info.implementation);
+  // A description is made per host function (a trampoline's "file:line name"): only its absence is
+  // the same from one to the next.
+  if (info.description == nullptr) {
+    record.description.store_literal(nullptr);
+  } else {
+    record.description.store(info.description);
+  }
   record.at_ns.store(at_ns, detail::kPublish);
 }
 
@@ -30,6 +36,7 @@ void copy_lock(LockSlot& to, const LockSlot& from) {
   for (std::size_t i = 0; i < std::size(to.name.words); ++i) {
     to.name.words[i].store(from.name.words[i].load(kRelaxed), detail::kPublish);
   }
+  to.name.copied_from.store(from.name.copied_from.load(kRelaxed), kRelaxed);
   to.since_ns.store(from.since_ns.load(kRelaxed), detail::kPublish);
 }
 
@@ -38,8 +45,9 @@ void count_progress(ThreadSlot* slot, ProgressKind kind) {
   if (mapped == nullptr) return;
   auto index = static_cast<std::size_t>(kind);
   if (index >= kProgressKinds) return;
-  mapped->header.progress[index].fetch_add(1, kRelaxed);
-  if (slot != nullptr) slot->progress[index].fetch_add(1, kRelaxed);
+  mapped->header.progress[index].value.fetch_add(1, kRelaxed);
+  // A slot has one writer, its thread: no read-modify-write needed.
+  if (slot != nullptr) slot->progress[index].store(slot->progress[index].load(kRelaxed) + 1, kRelaxed);
 }
 
 }  // namespace
@@ -70,7 +78,7 @@ void enter_call(const char* entry_point, std::uint64_t context, std::uint64_t st
   // Deeper than the slot holds: only counted, so exit_call stays balanced.
   if (depth < kMaxCallDepth) {
     CallSlot& call = slot->calls[depth];
-    call.entry_point.store(entry_point);
+    call.entry_point.store_literal(entry_point);
     call.context.store(context, detail::kPublish);
     call.stream.store(stream, detail::kPublish);
     call.event.store(event, detail::kPublish);

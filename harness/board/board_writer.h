@@ -28,7 +28,9 @@ struct HostFunctionInfo {
   std::uint64_t context = 0;
   std::uint64_t stream = 0;  // for a graph's host node: the stream the graph was launched on
   HostFunctionKind kind = HostFunctionKind::Unknown;
-  const char* implementation = nullptr;  // who launched it, e.g. "gilsan", "cupy", "simcuda"
+  // Who launched it, e.g. "gilsan", "cupy", "simcuda": a string literal or a name that lives as long
+  // as the process (the board copies it once per place and then goes by its address).
+  const char* implementation = nullptr;
   const char* description = nullptr;     // e.g. "scenario.py:14 cb" (truncated to 95 bytes)
   // For begin_host_function: false when this writer's note_host_function_enqueued for it returned
   // false (not placed), so there is no pending entry to look for. A queue deeper than the pending
@@ -49,6 +51,8 @@ void set_gil_state(GilState state);
 // --- driver calls: enter before the call, exit after it returns (nesting up to 4 deep) ---
 // enter_call also records whether this thread held the GIL at entry (PyGILState_Check, when the
 // process had Python loaded when the board was attached, and the runtime is initialized).
+// `entry_point`, like HostFunctionInfo::implementation, is a string literal or lives as long as the
+// process.
 void enter_call(const char* entry_point, std::uint64_t context, std::uint64_t stream,
                 std::uint64_t event);
 void exit_call();  // also counts ProgressKind::DriverCall

@@ -8,6 +8,18 @@ namespace {
 
 std::atomic<unsigned long long> g_next_run_key{1};
 
+thread_local int t_host_function_depth = 0;
+
+// Around the application's function. A depth, not a flag, so that the answer stays right were a driver
+// ever to run one host function inside another.
+class RunningHostFunction {
+ public:
+  RunningHostFunction() { ++t_host_function_depth; }
+  ~RunningHostFunction() { --t_host_function_depth; }
+  RunningHostFunction(const RunningHostFunction&) = delete;
+  RunningHostFunction& operator=(const RunningHostFunction&) = delete;
+};
+
 }  // namespace
 
 HostFunctionRecord* make_record(CUhostFn fn, CUstreamCallback callback, void* user_data, CUcontext context,
@@ -35,7 +47,10 @@ void CUDA_CB run_host_function_record(void* data) {
   const GilsanSimHostFunction run = run_of(*record);
   const bool one_shot = !record->lasting;
   driverhooks::host_function_begin(run, kBoardDriverName, record->maybe_pending);
-  run.fn(run.user_data);
+  {
+    RunningHostFunction running;
+    run.fn(run.user_data);
+  }
   driverhooks::host_function_end(run);
   if (one_shot) delete record;
 }
@@ -44,10 +59,15 @@ void CUDA_CB run_stream_callback_record(CUstream stream, CUresult status, void* 
   auto* record = static_cast<HostFunctionRecord*>(data);
   const GilsanSimHostFunction run = run_of(*record);
   driverhooks::host_function_begin(run, kBoardDriverName, record->maybe_pending);
-  run.callback(stream, status, run.user_data);
+  {
+    RunningHostFunction running;
+    run.callback(stream, status, run.user_data);
+  }
   driverhooks::host_function_end(run);
   delete record;  // a stream callback cannot be captured into a graph: it runs once
 }
+
+bool running_host_function() { return t_host_function_depth > 0; }
 
 const HostFunctionRecord* record_behind(CUhostFn fn, void* user_data) {
   return fn == &run_host_function_record ? static_cast<const HostFunctionRecord*>(user_data) : nullptr;

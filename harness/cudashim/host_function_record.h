@@ -35,6 +35,10 @@ void CUDA_CB run_stream_callback_record(CUstream stream, CUresult status, void* 
 // that cuGraphHostNodeGetParams answers with the application's own function; null for any other.
 const HostFunctionRecord* record_behind(CUhostFn fn, void* user_data);
 
+// Whether the calling thread is running an application's host function (or stream callback) through
+// one of the trampolines above: the calls it makes are watched whatever they are (quiet_queries.h).
+bool running_host_function();
+
 // What the observer is told of one run of `record`.
 GilsanSimHostFunction run_of(const HostFunctionRecord& record);
 

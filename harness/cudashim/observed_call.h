@@ -10,6 +10,8 @@
 #include <span>
 #include <type_traits>
 
+#include "harness/cudashim/host_function_record.h"
+#include "harness/cudashim/quiet_queries.h"
 #include "harness/driverhooks/driver_hooks.h"
 
 namespace gilsan::cudashim {
@@ -84,6 +86,14 @@ struct ObservedCall<Entry> {
   static CUresult call(Arguments... arguments) {
     auto real = RealEntry<Entry>::function;
     if (!driverhooks::observed()) return real(arguments...);
+    // entry_point is set before the first call can come (forwarding_table.cpp).
+    static const bool quiet = is_quiet_query(entry_point);
+    if (quiet && !running_host_function()) {
+      const CUresult result = real(arguments...);
+      if (result == CUDA_SUCCESS) return result;
+      CallScope after_the_fact(entry_point, target_of(arguments...));
+      return after_the_fact.finish(result);
+    }
     CallScope scope(entry_point, target_of(arguments...));
     return scope.finish(real(arguments...));
   }

@@ -227,6 +227,53 @@ TEST(BoardAcrossFork, TwoCopiesOfTheWriterShareOneSlotPerThread) {
   EXPECT_EQ(python.role, Role::Python);
 }
 
+// A name is copied into the board once per place and then known by its address (PackedText::
+// store_literal): whichever copy of the writer wrote last, each call shows its own name, the same
+// name entered again included.
+TEST(BoardAcrossFork, AGivenNameIsCopiedOnceYetEachCallShowsItsOwn) {
+  BoardRegion region = BoardRegion::create();
+  BoardReader reader(region.board());
+  ASSERT_EQ(run_child(region.path(), [] {
+              void* library = ::dlopen(GILSAN_TEST_HOOKS_LIBRARY, RTLD_NOW | RTLD_LOCAL);
+              if (library == nullptr) return 10;
+              auto other_enter = reinterpret_cast<void (*)(const char*, unsigned long long)>(
+                  ::dlsym(library, "gilsan_test_enter_call"));
+              auto other_exit = reinterpret_cast<void (*)()>(::dlsym(library, "gilsan_test_exit_call"));
+              if (other_enter == nullptr || other_exit == nullptr) return 11;
+              static const char kLaunch[] = "cuLaunchHostFunc";
+              enter_call(kLaunch, 0, 1, 0);
+              exit_call();
+              other_enter("cuStreamSynchronize", 2);  // the same place, from the other copy
+              other_exit();
+              enter_call(kLaunch, 0, 3, 0);  // this copy's name again: it must replace the other's
+              return 0;
+            }),
+            0);
+  auto threads = reader.threads();
+  ASSERT_EQ(threads.size(), 1u);
+  ASSERT_EQ(threads[0].calls.size(), 1u);
+  EXPECT_EQ(threads[0].calls[0].entry_point, "cuLaunchHostFunc");
+  EXPECT_EQ(threads[0].calls[0].stream, 3u);
+}
+
+TEST(PackedText, ALiteralIsCopiedOnlyWhenAnotherTextIsInPlace) {
+  static PackedText<2> text{};
+  static const char kFirst[] = "first";
+  text.store_literal(kFirst);
+  EXPECT_EQ(text.load(), "first");
+  text.words[0].store(0);  // what a skipped copy would leave alone
+  text.store_literal(kFirst);
+  EXPECT_EQ(text.load(), "") << "the same address again is not copied";
+  text.store("copied");
+  EXPECT_EQ(text.load(), "copied");
+  text.store_literal(kFirst);
+  EXPECT_EQ(text.load(), "first") << "after a copied text, a literal is copied again";
+  text.store_literal(nullptr);
+  EXPECT_EQ(text.load(), "");
+  text.store_literal("a name longer than fifteen bytes");
+  EXPECT_EQ(text.load(), "a name longer t") << "truncated to the capacity";
+}
+
 // More pending host functions than the table holds (a deep queue behind a held host function): the
 // ones that found no slot are counted lost, and every one that was placed is found again when it
 // starts (a start of one never placed changes nothing), so the table ends empty but for a last one.
@@ -311,15 +358,19 @@ TEST(BoardAcrossFork, ReadsAreConsistentUnderConcurrentWrites) {
   if (pid == 0) {
     ::setenv(kBoardEnvironmentVariable, region.path().c_str(), 1);
     auto writer = [](std::uint64_t base) {
+      // Names outlive their calls (enter_call's contract): a fixed set, each naming its own handle.
+      std::vector<std::string> names;
+      for (std::uint64_t k = 0; k < 64; ++k) names.push_back("cu" + std::to_string(base + k));
       std::string outer = "cu" + std::to_string(base);
       enter_call(outer.c_str(), base, base, base);  // stays open: every consistent read has a record
       auto stop = std::chrono::steady_clock::now() + std::chrono::milliseconds(400);
-      for (std::uint64_t i = base; std::chrono::steady_clock::now() < stop; ++i) {
+      for (std::uint64_t i = 0; std::chrono::steady_clock::now() < stop; ++i) {
         if (i % 16 == 0) std::this_thread::sleep_for(std::chrono::microseconds(50));  // let reads in
-        std::string name = "cu" + std::to_string(i);
-        enter_call(name.c_str(), i, i, i);
+        const std::uint64_t handle = base + i % names.size();
+        const char* name = names[i % names.size()].c_str();
+        enter_call(name, handle, handle, handle);
         exit_call();
-        enter_call(name.c_str(), i, i, i);
+        enter_call(name, handle, handle, handle);
         exit_call();
       }
     };

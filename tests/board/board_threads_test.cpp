@@ -31,6 +31,10 @@ TEST(BoardThreads, ConcurrentWritersAndAReader) {
       HostFunctionInfo info;
       info.kind = HostFunctionKind::Native;
       info.implementation = "test";
+      // Entry point names outlive their calls (enter_call's contract): a fixed set per writer, each
+      // naming the stream it is entered with, reused so that the board finds one already in place.
+      std::vector<std::string> names;
+      for (std::uint64_t k = 0; k < 64; ++k) names.push_back("cu" + std::to_string(w * 1'000'000 + k));
       // One call stays open throughout, so every consistent read has a call record to check.
       std::string outer = "cu" + std::to_string(w);
       enter_call(outer.c_str(), w, w, w);
@@ -45,7 +49,8 @@ TEST(BoardThreads, ConcurrentWritersAndAReader) {
         note_host_function_enqueued(info);
         begin_host_function(info);
         set_gil_state(GilState::Waiting);
-        enter_call(name.c_str(), i, i, i);
+        const std::uint64_t named = w * 1'000'000 + i % names.size();
+        enter_call(names[i % names.size()].c_str(), named, named, named);
         note_event_recorded(w, i, i);
         exit_call();
         set_gil_state(GilState::Released);

@@ -6,6 +6,7 @@
 #include <dlfcn.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <atomic>
 #include <condition_variable>
 #include <cstdlib>
@@ -180,6 +181,40 @@ TEST_F(ForwardingDriver, CuGetProcAddressHandsOutTheWatchedEntryPoints) {
   std::lock_guard lock(g_recorded.mutex);
   EXPECT_EQ(g_recorded.enqueued.size(), 1u);
   EXPECT_EQ(g_recorded.begun.size(), 1u);
+}
+
+// A query that never waits (quiet_queries.h) is not described to the observer or the board on an
+// application thread, but it is inside a host function, and when it fails.
+void* g_library = nullptr;
+void CUDA_CB ask_for_the_context(void* answer) {
+  CUcontext context = nullptr;
+  *static_cast<CUresult*>(answer) = entry<decltype(&::cuCtxGetCurrent)>(g_library, "cuCtxGetCurrent")(&context);
+}
+
+TEST_F(ForwardingDriver, AQueryIsWatchedOnlyInsideAHostFunctionOrWhenItFails) {
+  g_library = library_;
+  const auto seen = [](const std::string& call) {
+    std::lock_guard lock(g_recorded.mutex);
+    return std::count(g_recorded.calls.begin(), g_recorded.calls.end(), call);
+  };
+  CUcontext context = nullptr;
+  ASSERT_EQ(entry<decltype(&::cuCtxGetCurrent)>(library_, "cuCtxGetCurrent")(&context), CUDA_SUCCESS);
+  EXPECT_NE(context, nullptr) << "the query still reached the driver behind";
+  EXPECT_EQ(seen("enter cuCtxGetCurrent"), 0) << "an application thread's query is not watched";
+
+  CUdevice device = 0;
+  const CUresult refused = entry<decltype(&::cuDeviceGet)>(library_, "cuDeviceGet")(&device, 1 << 20);
+  ASSERT_NE(refused, CUDA_SUCCESS);
+  EXPECT_EQ(seen("enter cuDeviceGet"), 1) << "a failed query is reported, after the fact";
+  EXPECT_EQ(seen("exit cuDeviceGet " + std::to_string(refused)), 1);
+
+  const CUstream stream = new_stream();
+  CUresult answer = CUDA_ERROR_UNKNOWN;
+  ASSERT_EQ(entry<decltype(&::cuLaunchHostFunc)>(library_, "cuLaunchHostFunc")(stream, &ask_for_the_context, &answer),
+            CUDA_SUCCESS);
+  synchronize(stream);
+  EXPECT_NE(answer, CUDA_ERROR_UNKNOWN) << "the host function ran";
+  EXPECT_EQ(seen("enter cuCtxGetCurrent"), 1) << "a host function's query is watched, whatever it answers";
 }
 
 }  // namespace
