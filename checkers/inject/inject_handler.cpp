@@ -223,7 +223,7 @@ void InjectHandler::wrap_stream_launch(const CallClass& call, DriverApiCallback&
     return;
   } else {
     QuietScope quiet;
-    record->between_markers = true;
+    record->markers.store(one_shot ? kBeginQueued : kLasting, std::memory_order_relaxed);
     note_pending(*record);
     if (driver_.launch_host_func(stream, run_begin_marker, record) != CUDA_SUCCESS) {
       take_back_pending(*record);
@@ -245,17 +245,24 @@ void InjectHandler::finish_stream_launch(const CallClass& call, DriverApiCallbac
     return;
   }
   bool will_run = launched;
-  if (record->between_markers) {
+  const bool between_markers = record->markers.load(std::memory_order_relaxed) != kNoMarkers;
+  if (between_markers) {
     // The begin marker is queued: the end marker must follow even if the user's launch failed, or
     // the callback thread would look busy for good.
     QuietScope quiet;
     will_run = driver_.launch_host_func(launch_stream(call, *launch_host_func_args(callback.params).stream),
                                         run_end_marker, record) == CUDA_SUCCESS;
+    // Without an end marker, a begin marker that has not run yet finishes the record when it does
+    // (the run's reference); one that has run left the record to this callback.
+    std::uint8_t queued = kBeginQueued;
+    if (!will_run && record->markers.compare_exchange_strong(queued, kEndLost, std::memory_order_acq_rel)) {
+      will_run = true;
+    }
   }
   // This callback still holds its reference: the record is valid here even if it already ran.
   if (launched && record->one_shot && options_.report_enqueued) {
     report_enqueued(*record);
-  } else if (!launched && !record->between_markers) {
+  } else if (!launched && !between_markers) {
     take_back_pending(*record);  // (between markers, the queued begin marker's begin takes it off)
   }
   if (!will_run) release_record(record);  // the reference its run would have dropped

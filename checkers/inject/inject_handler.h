@@ -78,6 +78,8 @@ class InjectHandler {
   // For the wrapper and the markers (wrapped_host_function.cpp), on the driver's callback thread.
   void wrapped_begin(const WrappedHostFunction& record);
   void wrapped_end(const WrappedHostFunction& record);
+  // The board's pending note of a record that will not begin (its launch failed, or its markers did).
+  void take_back_pending(const WrappedHostFunction& record) const;
 
  private:
   void on_enter(const CallClass& call, DriverApiCallback& callback);
@@ -93,7 +95,6 @@ class InjectHandler {
   void finish_stream_launch(const CallClass& call, DriverApiCallback& callback);
   void report_enqueued(const WrappedHostFunction& record);
   void note_pending(const WrappedHostFunction& record) const;
-  void take_back_pending(const WrappedHostFunction& record) const;
   void wrap_graph_node(const CallClass& call, DriverApiCallback& callback);
   void rewrite_self_test_launch(DriverApiCallback& callback);
   WrappedHostFunction* make_record(CUhostFn function, void* user_data, Handle context,

@@ -45,7 +45,7 @@ void clear(WrappedHostFunction& record) {
   record.stream.reset();
   record.one_shot = true;
   record.self_test = false;
-  record.between_markers = false;
+  record.markers.store(kNoMarkers, std::memory_order_relaxed);
 }
 
 }  // namespace

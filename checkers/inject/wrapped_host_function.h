@@ -7,6 +7,7 @@
 #include <cuda.h>
 
 #include <atomic>
+#include <cstdint>
 #include <optional>
 #include <string>
 
@@ -21,6 +22,17 @@ class InjectHandler;
 // record of that function, so that a launch copies no strings.
 // Who a wrapped host function is (code_address.h): named once per code address.
 using HostFunctionCode = HostFunctionIdentity;
+
+// In marker mode a one-shot record runs between a begin marker, queued by the launch's entry callback,
+// and an end marker, queued by its exit callback. When the end marker cannot be queued, the begin
+// marker is queued all the same and will run: `markers` settles which of the two finishes the record.
+enum MarkerState : std::uint8_t {
+  kNoMarkers = 0,    // run by the wrapper (rewrite mode)
+  kBeginQueued = 1,  // the begin marker is queued and has not run
+  kBeginRan = 2,     // the begin marker has run: the end marker (or the failed launch's exit) finishes
+  kEndLost = 3,      // the end marker's launch failed before the begin marker ran: the begin marker finishes
+  kLasting = 4,      // between markers in a graph (captured): run at every launch, nothing to settle
+};
 
 // One cache line, aligned: pooled records sit side by side (record_pool.h), and the callback thread
 // finishing one must not disturb the line of the next, which the launching thread is filling in.
@@ -40,7 +52,7 @@ struct alignas(64) WrappedHostFunction {
   bool one_shot = true;
   bool pooled = false;  // a slot of a RecordPool block, taken again once finished; else on the heap
   bool self_test = false;  // the start-up self-test's probe: reported to nobody
-  bool between_markers = false;  // run between a begin and an end marker, not by the wrapper
+  std::atomic<std::uint8_t> markers{kNoMarkers};  // MarkerState: not kNoMarkers when run between markers
 };
 static_assert(sizeof(WrappedHostFunction) == 64, "a record is one cache line");
 

@@ -4,6 +4,7 @@
 
 #include <atomic>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include <cupti_runtime_cbid.h>
@@ -54,10 +55,20 @@ SimCalls sim_calls() {
 // Whether the test's main thread "holds the GIL" for the handler's GIL probe.
 thread_local bool t_holds_gil = false;
 
+// The handler's own end markers refused on demand, as a driver refuses a launch into a stream that
+// broke between the application's launch and the marker's.
+std::atomic<bool> g_refuse_end_markers{false};
+decltype(&::cuLaunchHostFunc) g_launch_behind_refusals = nullptr;
+CUresult launch_refusing_end_markers(CUstream stream, CUhostFn function, void* data) {
+  if (function == &inject::run_end_marker && g_refuse_end_markers.load()) return CUDA_ERROR_LAUNCH_FAILED;
+  return g_launch_behind_refusals(stream, function, data);
+}
+
 class InjectHandlerTest : public ::testing::Test {
  public:
   explicit InjectHandlerTest(bool honour_rewrites = true, std::string_view suppressions = "", bool stacks = false,
-                             inject::OwnTimeStats* stats = nullptr, bool report_enqueued = true)
+                             inject::OwnTimeStats* stats = nullptr, bool report_enqueued = true,
+                             bool refusable_end_markers = false)
       : recording_(suppressions, stacks), cupti_(sim_calls(), honour_rewrites) {
     SimSession::get().make_current();
     inject::InjectOptions options;
@@ -73,7 +84,12 @@ class InjectHandlerTest : public ::testing::Test {
     options.announce = [this](std::string_view line) { announced_.emplace_back(line); };
     options.stats = stats;
     options.report_enqueued = report_enqueued;
-    handler_ = std::make_unique<InjectHandler>(*recording_.sanitizer, cupti_.injected_driver(),
+    inject::InjectedDriver driver = cupti_.injected_driver();
+    if (refusable_end_markers) {
+      g_launch_behind_refusals = driver.launch_host_func;
+      driver.launch_host_func = launch_refusing_end_markers;
+    }
+    handler_ = std::make_unique<InjectHandler>(*recording_.sanitizer, driver,
                                                behaviour_from_profile(load_profile_for_sources()),
                                                std::move(options));
     cupti_.attach(handler_.get());
@@ -103,6 +119,12 @@ class RewritingDriver : public InjectHandlerTest {};
 class DriverIgnoringRewrites : public InjectHandlerTest {
  protected:
   DriverIgnoringRewrites() : InjectHandlerTest(false) {}
+};
+
+class RefusedEndMarkers : public InjectHandlerTest {
+ protected:
+  RefusedEndMarkers() : InjectHandlerTest(false, "", false, nullptr, true, true) {}
+  ~RefusedEndMarkers() override { g_refuse_end_markers = false; }
 };
 
 class SuppressingInjectTest : public InjectHandlerTest {
@@ -379,6 +401,39 @@ TEST_F(RewritingDriver, EveryPooledRecordIsFinishedAndARefusedLaunchKeepsNone) {
 TEST_F(DriverIgnoringRewrites, EveryPooledRecordIsFinishedAndARefusedLaunchKeepsNone) {
   start_application();
   launch_many_then_one_refused(*this, cupti_);
+}
+
+// Marker mode, and the end marker's launch is refused while the begin marker still waits in the queue:
+// the begin marker finishes the record when it runs (before, the exit callback released it twice and
+// the begin marker then began a host function on a released record, one that nothing would end).
+TEST_F(RefusedEndMarkers, ABeginMarkerLeftWithoutItsEndFinishesTheRecord) {
+  start_application();
+  ASSERT_EQ(WrapMode::markers, handler_->mode());
+  SimStream stream;
+  std::atomic<bool> held{true};
+  HostBody hold = [&] {
+    while (held.load()) std::this_thread::yield();
+  };
+  std::atomic<int> runs{0};
+  HostBody body = [&] { ++runs; };
+  ASSERT_EQ(CUDA_SUCCESS, cupti_.launch_host_func(stream.get(), run_lambda, &hold));
+  g_refuse_end_markers = true;
+  ASSERT_EQ(CUDA_SUCCESS, cupti_.launch_host_func(stream.get(), run_lambda, &body));
+  g_refuse_end_markers = false;
+  EXPECT_EQ(2u, handler_->records_in_flight()) << "the held function's, and the one its queued begin marker holds";
+  held = false;
+  ASSERT_EQ(CUDA_SUCCESS, cupti_.stream_synchronize(stream.get()));
+  EXPECT_EQ(1, runs.load()) << "the application's function ran, unwatched";
+  EXPECT_EQ(0u, handler_->records_in_flight());
+  EXPECT_EQ(0u, recording_.sanitizer->waiting_host_functions()) << "nothing is left enqueued that will not begin";
+  // The stream and the handler go on as before.
+  ASSERT_EQ(CUDA_SUCCESS, cupti_.launch_host_func(stream.get(), run_lambda, &body));
+  ASSERT_EQ(CUDA_SUCCESS, cupti_.stream_synchronize(stream.get()));
+  EXPECT_EQ(2, runs.load());
+  EXPECT_EQ(0u, handler_->records_in_flight());
+  EXPECT_EQ(0u, recording_.sanitizer->waiting_host_functions());
+  EXPECT_TRUE(recording_.sink->reports().empty());
+  SimSession::get().driver().cuDevicePrimaryCtxRelease(SimSession::get().device());
 }
 
 // A host function like the last one the thread ran adds nothing to the model, so the handler does

@@ -40,14 +40,14 @@ TEST(RecordPool, ATakenSlotIsClearedOfItsLastHostFunction) {
     WrappedHostFunction* record = take_launched(pool);
     record->user_data = &pool;
     record->stream = 7;
-    record->between_markers = true;
+    record->markers.store(inject::kBeginRan);
     record->one_shot = true;
     release_record(record);
   }
   const WrappedHostFunction* again = pool.take();
   EXPECT_EQ(nullptr, again->user_data);
   EXPECT_FALSE(again->stream.has_value());
-  EXPECT_FALSE(again->between_markers);
+  EXPECT_EQ(inject::kNoMarkers, again->markers.load());
   EXPECT_TRUE(again->pooled);
 }
 
