@@ -184,7 +184,7 @@ void SanitizerModel::report_gil_after_finalization(ThreadId id, const ThreadStat
 
 void SanitizerModel::unraisable_in_host_function(const UnraisableInHostFunction& event, Out& out) {
   if (!options_.is_enabled(Checker::unraisable_in_host_function)) return;
-  const ThreadState& state = thread(event.thread);
+  const ThreadState& state = acting(event.thread, out);
   const HostFunction* host_function = state.current_host_function();
   Report report;
   report.checker = Checker::unraisable_in_host_function;
@@ -211,7 +211,7 @@ void SanitizerModel::callable_released(const CallableReleased& event, Out& out) 
   if (!options_.is_enabled(Checker::host_function_lifetime)) return;
   auto finding = lifetime_.released(event.id, event.abandoned_runs);
   if (!finding) return;
-  const ThreadState& state = thread(event.thread);
+  const ThreadState& state = acting(event.thread, out);
   Report report;
   report.checker = Checker::host_function_lifetime;
   report.summary = finding->message;

@@ -7,18 +7,6 @@
 namespace gilsan::checkers {
 namespace {
 
-void hold(ThreadState& state, NodeId node) {
-  if (HeldLock* held = state.find(node)) {
-    ++held->depth;
-  } else {
-    state.held.push_back({node, 1});
-  }
-}
-
-void unhold(ThreadState& state, NodeId node) {
-  if (HeldLock* held = state.find(node); held && --held->depth == 0) state.drop(node);
-}
-
 bool contains(const std::vector<NodeId>& nodes, NodeId node) {
   return std::find(nodes.begin(), nodes.end(), node) != nodes.end();
 }
@@ -85,7 +73,7 @@ void SanitizerModel::wait_for(ThreadId id, const ThreadState& state,
 }
 
 void SanitizerModel::driver_call_enter(const DriverCallEnter& event, Out& out) {
-  ThreadState& state = thread(event.thread);
+  ThreadState& state = acting(event.thread, out);
   const CallInfo call{.entry_point = std::string(event.entry_point),
                       .context = event.context,
                       .stream = event.stream,
@@ -133,7 +121,7 @@ void SanitizerModel::driver_call_enter(const DriverCallEnter& event, Out& out) {
 }
 
 void SanitizerModel::driver_call_exit(const DriverCallExit& event, Out& out) {
-  ThreadState& state = thread(event.thread);
+  ThreadState& state = acting(event.thread, out);
   auto call = std::find_if(state.calls.rbegin(), state.calls.rend(), [&](const ActiveCall& active) {
     return active.call.entry_point == event.entry_point;
   });
@@ -150,7 +138,8 @@ void SanitizerModel::driver_call_exit(const DriverCallExit& event, Out& out) {
   if (!state.host_functions.empty()) report_host_function_call(event.thread, state, done, out);
 }
 
-void SanitizerModel::host_function_enqueued(const HostFunctionEnqueued& event, Out&) {
+void SanitizerModel::host_function_enqueued(const HostFunctionEnqueued& event, Out& out) {
+  acting(event.thread, out);  // a host function that launches another is running
   if (event.host_function.run_key != 0) {
     note_driver_enqueue(event);
     return;
@@ -165,76 +154,6 @@ void SanitizerModel::host_function_enqueued(const HostFunctionEnqueued& event, O
   note_launcher_description(event);
 }
 
-void SanitizerModel::host_function_begin(const HostFunctionBegin& event, Out& out) {
-  ThreadState& state = thread(event.thread);
-  const HostFunction& host_function = event.host_function;
-  const Handle context = host_function.context;
-  report_host_function_start(event, state, out);
-  if (options_.is_enabled(Checker::host_function_lost_at_exit)) runs_.began(host_function.run_key);
-
-  // The completions this host function is part of: nobody waits to take them (no edges into them);
-  // whoever waits for them waits for this host function.
-  // Built in the buffers of a host function this thread ran before (ThreadState's spares).
-  ActiveHostFunction active;
-  if (!state.spare_host_functions.empty()) {
-    active = std::move(state.spare_host_functions.back());
-    state.spare_host_functions.pop_back();
-  }
-  active.host_function = host_function;
-  std::vector<NodeId> holds = std::move(active.holds);
-  holds.clear();
-  if (host_function.stream) {
-    const NodeId stream =
-        graph_.node_for(PseudoLock::stream_completion(context, *host_function.stream));
-    forget_pending(stream, host_function);
-    holds.push_back(stream);
-  }
-  if (context != 0) holds.push_back(graph_.node_for(PseudoLock::context_completion(context)));
-  for (NodeId node : holds) hold(state, node);
-  active.gil_depth_before = state.find(gil_) ? state.find(gil_)->depth : 0;
-  state.host_functions.push_back(std::move(active));
-
-  if (context != 0) {
-    // It runs only once the context's callback thread is free: its completions wait for that.
-    const NodeId callback_thread = graph_.node_for(PseudoLock::callback_thread(context));
-    wait_for(event.thread, state, holds, callback_thread, WaitKind::callback_thread, std::nullopt,
-             event.stack, out);
-    hold(state, callback_thread);
-    holds.push_back(callback_thread);
-    // The driver holds this while the host function runs; taking it does not wait.
-    const NodeId lock = graph_.node_for(PseudoLock::host_function_lock(context));
-    hold(state, lock);
-    holds.push_back(lock);
-  }
-  state.host_functions.back().holds = std::move(holds);
-  // A Python host function's trampoline takes the GIL first thing, whether or not the source can
-  // show it (CuPy's `with gil`). After finalization began it must not (host-function-after-
-  // finalization says so), and the reference module does not.
-  if (host_function.kind == HostFunctionKind::python && !finalizing_) {
-    take_gil(event.thread, state, event.stack, out);
-  }
-}
-
-void SanitizerModel::host_function_end(ThreadId id, Out&) {
-  ThreadState& state = thread(id);
-  if (state.host_functions.empty()) {
-    ++ignored_events_;
-    return;
-  }
-  // Kept as a spare: its buffers serve the thread's next host function.
-  ActiveHostFunction& ended = state.spare_host_functions.emplace_back(std::move(state.host_functions.back()));
-  state.host_functions.pop_back();
-  for (NodeId node : ended.holds) unhold(state, node);
-  // Whatever GIL the host function took is given back when it returns to the driver.
-  if (ended.gil_depth_before == 0) {
-    state.drop(gil_);
-  } else if (HeldLock* gil = state.find(gil_)) {
-    gil->depth = ended.gil_depth_before;
-  }
-  if (options_.is_enabled(Checker::host_function_lifetime)) lifetime_.ended(ended.host_function.id);
-  if (options_.is_enabled(Checker::host_function_lost_at_exit)) runs_.ended(ended.host_function.run_key);
-}
-
 void SanitizerModel::take_gil(ThreadId id, ThreadState& state, const Stack& stack, Out& out) {
   if (HeldLock* gil = state.find(gil_)) {
     ++gil->depth;  // re-entrant: PyGILState_Ensure on a thread that has it does not wait
@@ -245,7 +164,7 @@ void SanitizerModel::take_gil(ThreadId id, ThreadState& state, const Stack& stac
 }
 
 void SanitizerModel::gil_acquire_begin(ThreadId id, const Stack& stack, Out& out) {
-  ThreadState& state = thread(id);
+  ThreadState& state = acting(id, out);
   if (state.find(gil_)) return;  // re-entrant; gil_acquired counts the depth
   if (finalizing_ && !state.host_functions.empty())
     report_gil_after_finalization(id, state, stack, out);
@@ -254,7 +173,7 @@ void SanitizerModel::gil_acquire_begin(ThreadId id, const Stack& stack, Out& out
 }
 
 void SanitizerModel::gil_acquired(ThreadId id, Out& out) {
-  ThreadState& state = thread(id);
+  ThreadState& state = acting(id, out);
   if (HeldLock* gil = state.find(gil_)) {
     ++gil->depth;
   } else {
@@ -268,15 +187,17 @@ void SanitizerModel::gil_acquired(ThreadId id, Out& out) {
 
 void SanitizerModel::gil_released(ThreadId id) {
   ThreadState& state = thread(id);
+  settle_quietly(id, state);
   if (!state.find(gil_)) {
     ++ignored_events_;
     return;
   }
-  unhold(state, gil_);
+  state.unhold(gil_);
 }
 
 bool SanitizerModel::gil_round_trip_changes_nothing(ThreadId id) {
-  const ThreadState& state = thread(id);
+  ThreadState& state = thread(id);
+  settle_quietly(id, state);
   // Re-taking the GIL waits for it from everything else the thread holds: with nothing else held
   // there is no edge to draw, and release then acquire restore the same depth.
   return !state.held.empty() && std::all_of(state.held.begin(), state.held.end(),
@@ -285,7 +206,7 @@ bool SanitizerModel::gil_round_trip_changes_nothing(ThreadId id) {
 }
 
 void SanitizerModel::lock_acquire(const LockAcquire& event, Out& out) {
-  ThreadState& state = thread(event.thread);
+  ThreadState& state = acting(event.thread, out);
   const NodeId lock = graph_.node_for(PseudoLock::user_lock(event.lock, event.name));
   if (HeldLock* held = state.find(lock)) {
     ++held->depth;  // an RLock, or a lock this thread already holds
@@ -305,13 +226,15 @@ void SanitizerModel::lock_release(ThreadId id, std::uint64_t lock) {
   auto release_from = [&](ThreadState& state) {
     for (const HeldLock& held : state.held) {
       if (graph_.lock(held.node) == identity) {
-        unhold(state, held.node);
+        state.unhold(held.node);
         return true;
       }
     }
     return false;
   };
-  if (release_from(thread(id))) return;
+  ThreadState& releasing = thread(id);
+  settle_quietly(id, releasing);
+  if (release_from(releasing)) return;
   // Python locks may be released by a thread other than the one that took them.
   for (auto& [other, state] : threads_) {
     if (release_from(state)) return;

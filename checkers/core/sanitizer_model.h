@@ -82,6 +82,21 @@ class SanitizerModel {
     }
     return *last_thread_;
   }
+  // The state of `id` for an event of that thread: a begin it holds back is applied first
+  // (sanitizer_begins.cpp).
+  ThreadState& acting(ThreadId id, Out& out) {
+    ThreadState& state = thread(id);
+    if (state.begin_held_back) settle(id, state, out);
+    return state;
+  }
+  // A host function's begin and end (sanitizer_begins.cpp).
+  BeginNodes begin_nodes(const HostFunction& host_function);
+  static bool runs_nothing(const ThreadState& state);
+  void apply_begin(ThreadId id, ThreadState& state, const HostFunction& host_function, const BeginNodes& nodes,
+                   const Stack& stack, Out& out);
+  void settle(ThreadId id, ThreadState& state, Out& out);
+  // For an event that reports nothing (a release): a held-back begin can find no cycle.
+  void settle_quietly(ThreadId id, ThreadState& state);
   ThreadInfo snapshot(ThreadId id, const ThreadState& state) const;
   // The stack to keep: the event's own, else one captured now for `id` (empty without a capture).
   Stack kept_stack(ThreadId id, const Stack& given) const;

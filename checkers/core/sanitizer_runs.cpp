@@ -75,7 +75,7 @@ void SanitizerModel::note_driver_enqueue(const HostFunctionEnqueued& event) {
 
 void SanitizerModel::host_function_skipped(ThreadId id, Out& out) {
   if (!options_.is_enabled(Checker::host_function_lost_at_exit)) return;
-  const ThreadState& state = thread(id);
+  const ThreadState& state = acting(id, out);
   // The driver's own record is the outermost one: the launcher's trampoline nests inside it.
   for (const ActiveHostFunction& active : state.host_functions) {
     if (active.host_function.run_key == 0) continue;

@@ -25,6 +25,18 @@ struct ActiveHostFunction {
   int gil_depth_before = 0;  // the thread's GIL depth before it began, restored at its end
 };
 
+// The pseudo-locks a host function's begin holds and waits on, as graph nodes: its stream's and its
+// context's completion, the context's callback thread and host-function lock. A node stays the same
+// for as long as its stream or context lives (a destroyed one's identity gets a new node), and the
+// graph's edges are never removed, so two begins with the same nodes draw the same edges.
+struct BeginNodes {
+  std::optional<NodeId> stream;
+  std::optional<NodeId> context;
+  std::optional<NodeId> callback_thread;
+  std::optional<NodeId> lock;
+  bool operator==(const BeginNodes&) const = default;
+};
+
 struct ActiveCall {
   CallInfo call;
   Stack stack;
@@ -43,6 +55,14 @@ struct ThreadState {
   // The description of the last run this thread enqueued (host-function-lost-at-exit's books): the
   // next run enqueued the same way shares it instead of making its own strings and stack.
   std::shared_ptr<const HostFunctionRuns::Description> last_enqueued;
+  // A repeated host function's begin that so far only the books have seen (sanitizer_begins.cpp):
+  // applied to the graph before the thread's next event, or dropped with its end.
+  bool begin_held_back = false;
+  HostFunction held_back;  // its host function (assigned over: the strings' buffers are reused)
+  BeginNodes held_back_nodes;
+  // The nodes and kind of the last begin applied in full while the thread ran and held nothing.
+  std::optional<BeginNodes> last_outer_nodes;
+  HostFunctionKind last_outer_kind = HostFunctionKind::native;
 
   const HostFunction* current_host_function() const {
     return host_functions.empty() ? nullptr : &host_functions.back().host_function;
@@ -52,6 +72,16 @@ struct ThreadState {
       if (lock.node == node) return &lock;
     }
     return nullptr;
+  }
+  void hold(NodeId node) {
+    if (HeldLock* lock = find(node)) {
+      ++lock->depth;
+    } else {
+      held.push_back({node, 1});
+    }
+  }
+  void unhold(NodeId node) {
+    if (HeldLock* lock = find(node); lock && --lock->depth == 0) drop(node);
   }
   void drop(NodeId node) {
     std::erase_if(held, [node](const HeldLock& lock) { return lock.node == node; });

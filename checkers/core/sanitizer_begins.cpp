@@ -1,0 +1,136 @@
+// SanitizerModel: a host function's begin and end, and the begins held back.
+//
+// A begin does two things. It keeps the books (lifetime and finalization findings, the runs that
+// began for host-function-lost-at-exit, the stream's pending list), and it puts the host function in
+// the graph: while it runs the thread holds its stream's and context's completions, the context's
+// callback thread and host-function lock, and its completions wait for the callback thread (edges
+// that are drawn once and stay). A thread that runs host functions one after another, each of the
+// same kind on the same stream and context, with nothing running or held before it, gets the same
+// holds and no new edge from each: its end takes them away again. So such a begin keeps the books
+// and holds back the rest, which is applied before the thread's next event (a driver call, a GIL or
+// lock event, a nested host function: anything that would be drawn from what it holds), and dropped
+// with its end when nothing came in between. A queue of native host functions drained by the
+// callback thread then costs the model the books only (docs/performance.md).
+//
+// Only native host functions are held back: a Python one takes the GIL as it begins, and a ctypes
+// one may take it inside ctypes where no event shows it.
+#include "checkers/core/sanitizer_model.h"
+
+namespace gilsan::checkers {
+
+BeginNodes SanitizerModel::begin_nodes(const HostFunction& host_function) {
+  BeginNodes nodes;
+  const Handle context = host_function.context;
+  if (host_function.stream) {
+    nodes.stream = graph_.node_for(PseudoLock::stream_completion(context, *host_function.stream));
+  }
+  if (context != 0) {
+    nodes.context = graph_.node_for(PseudoLock::context_completion(context));
+    nodes.callback_thread = graph_.node_for(PseudoLock::callback_thread(context));
+    nodes.lock = graph_.node_for(PseudoLock::host_function_lock(context));
+  }
+  return nodes;
+}
+
+bool SanitizerModel::runs_nothing(const ThreadState& state) {
+  return state.host_functions.empty() && state.held.empty() && !state.waiting_for_gil && !state.begin_held_back;
+}
+
+void SanitizerModel::host_function_begin(const HostFunctionBegin& event, Out& out) {
+  ThreadState& state = acting(event.thread, out);  // a begin held back is the outer one of this
+  const HostFunction& host_function = event.host_function;
+  report_host_function_start(event, state, out);
+  if (options_.is_enabled(Checker::host_function_lost_at_exit)) runs_.began(host_function.run_key);
+  const BeginNodes nodes = begin_nodes(host_function);
+  if (nodes.stream) forget_pending(*nodes.stream, host_function);
+  if (host_function.kind == HostFunctionKind::native && runs_nothing(state) && state.last_outer_nodes == nodes &&
+      state.last_outer_kind == host_function.kind) {
+    state.held_back = host_function;
+    state.held_back_nodes = nodes;
+    state.begin_held_back = true;
+    return;
+  }
+  apply_begin(event.thread, state, host_function, nodes, event.stack, out);
+}
+
+void SanitizerModel::apply_begin(ThreadId id, ThreadState& state, const HostFunction& host_function,
+                                 const BeginNodes& nodes, const Stack& stack, Out& out) {
+  const bool outer = runs_nothing(state);
+  // The completions this host function is part of: nobody waits to take them (no edges into them);
+  // whoever waits for them waits for this host function.
+  // Built in the buffers of a host function this thread ran before (ThreadState's spares).
+  ActiveHostFunction active;
+  if (!state.spare_host_functions.empty()) {
+    active = std::move(state.spare_host_functions.back());
+    state.spare_host_functions.pop_back();
+  }
+  active.host_function = host_function;
+  std::vector<NodeId> holds = std::move(active.holds);
+  holds.clear();
+  if (nodes.stream) holds.push_back(*nodes.stream);
+  if (nodes.context) holds.push_back(*nodes.context);
+  for (NodeId node : holds) state.hold(node);
+  active.gil_depth_before = state.find(gil_) ? state.find(gil_)->depth : 0;
+  state.host_functions.push_back(std::move(active));
+
+  if (nodes.callback_thread) {
+    // It runs only once the context's callback thread is free: its completions wait for that.
+    wait_for(id, state, holds, *nodes.callback_thread, WaitKind::callback_thread, std::nullopt, stack, out);
+    state.hold(*nodes.callback_thread);
+    holds.push_back(*nodes.callback_thread);
+    // The driver holds this while the host function runs; taking it does not wait.
+    state.hold(*nodes.lock);
+    holds.push_back(*nodes.lock);
+  }
+  state.host_functions.back().holds = std::move(holds);
+  // A Python host function's trampoline takes the GIL first thing, whether or not the source can
+  // show it (CuPy's `with gil`). After finalization began it must not (host-function-after-
+  // finalization says so), and the reference module does not.
+  if (host_function.kind == HostFunctionKind::python && !finalizing_) take_gil(id, state, stack, out);
+  if (outer) {
+    state.last_outer_nodes = nodes;
+    state.last_outer_kind = host_function.kind;
+  }
+}
+
+void SanitizerModel::settle(ThreadId id, ThreadState& state, Out& out) {
+  if (!state.begin_held_back) return;
+  state.begin_held_back = false;
+  // The same nodes as a begin applied before: no edge is new, so no stack is wanted for one.
+  apply_begin(id, state, state.held_back, state.held_back_nodes, Stack{}, out);
+}
+
+void SanitizerModel::settle_quietly(ThreadId id, ThreadState& state) {
+  // Every edge a held-back begin draws exists already (see above), so it can find no cycle.
+  Out none;
+  settle(id, state, none);
+}
+
+void SanitizerModel::host_function_end(ThreadId id, Out&) {
+  ThreadState& state = thread(id);
+  if (state.begin_held_back) {
+    // Nothing happened inside it: the graph never needed it. Its books end as any run's.
+    state.begin_held_back = false;
+    if (options_.is_enabled(Checker::host_function_lifetime)) lifetime_.ended(state.held_back.id);
+    if (options_.is_enabled(Checker::host_function_lost_at_exit)) runs_.ended(state.held_back.run_key);
+    return;
+  }
+  if (state.host_functions.empty()) {
+    ++ignored_events_;
+    return;
+  }
+  // Kept as a spare: its buffers serve the thread's next host function.
+  ActiveHostFunction& ended = state.spare_host_functions.emplace_back(std::move(state.host_functions.back()));
+  state.host_functions.pop_back();
+  for (NodeId node : ended.holds) state.unhold(node);
+  // Whatever GIL the host function took is given back when it returns to the driver.
+  if (ended.gil_depth_before == 0) {
+    state.drop(gil_);
+  } else if (HeldLock* gil = state.find(gil_)) {
+    gil->depth = ended.gil_depth_before;
+  }
+  if (options_.is_enabled(Checker::host_function_lifetime)) lifetime_.ended(ended.host_function.id);
+  if (options_.is_enabled(Checker::host_function_lost_at_exit)) runs_.ended(ended.host_function.run_key);
+}
+
+}  // namespace gilsan::checkers
