@@ -105,17 +105,17 @@ for mode in "${modes[@]}"; do
       if [[ -n ${build_pid[asan]:-} ]]; then finish_background_build asan; else ci/build.sh "${asan_build[@]}"; fi
       if ((wants_tsan)); then start_background_build tsan "${tsan_build[@]}"; fi
       # CPython keeps its interned objects until exit on purpose; suppress only libpython's leaks.
-      # A test that fails is run once more, alone, and the step fails if it fails again: LeakSanitizer's
-      # own tracer has crashed at a process's exit under the load of parallel tests ("Tracer caught
-      # signal 11 ... LeakSanitizer has encountered a fatal error", runner.suite.data, 2026-12-06), with
-      # every scenario of the test passed. Whatever passes only on the second run is named below.
+      # LeakSanitizer's own tracer has crashed at a process's exit under the load of parallel tests
+      # ("Tracer caught signal 11 ... LeakSanitizer has encountered a fatal error", runner.suite.data,
+      # 2026-12-06) with every check of the test passed: tests that failed that way, and only that
+      # way (ci/lsan_tracer_flakes.py), are run once more, alone, and must pass then.
       asan_env=(ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 LSAN_OPTIONS=suppressions=$root/ci/lsan.supp
                 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1)
       if ! env "${asan_env[@]}" ctest --test-dir build-asan --output-on-failure -j"$jobs" --timeout 600; then
-        failed=$(sed 's/^[0-9]*://' build-asan/Testing/Temporary/LastTestsFailed.log 2>/dev/null | tr '\n' ' ')
-        echo "ci/test.sh: asan: running again, one at a time: $failed"
+        flakes=$(python3 ci/lsan_tracer_flakes.py build-asan) || exit 1
+        echo "ci/test.sh: asan: LeakSanitizer's tracer crashed in: $flakes; running them again, alone"
         env "${asan_env[@]}" ctest --test-dir build-asan --output-on-failure --rerun-failed --timeout 600
-        echo "ci/test.sh: asan: passed on the second run (a flake, not a pass on the first): $failed"
+        echo "ci/test.sh: asan: passed on the second run (a tracer crash, not a pass on the first): $flakes"
       fi
       ;;
     tsan)

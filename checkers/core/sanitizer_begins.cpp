@@ -5,7 +5,7 @@
 // the graph: while it runs the thread holds its stream's and context's completions, the context's
 // callback thread and host-function lock, and its completions wait for the callback thread (edges
 // that are drawn once and stay). A thread that runs host functions one after another, each of the
-// same kind on the same stream and context, with nothing running or held before it, gets the same
+// same kind on the same stream and context, with nothing running, held or called before it, gets the same
 // holds and no new edge from each: its end takes them away again. So such a begin keeps the books
 // and holds back the rest, which is applied before the thread's next event (a driver call, a GIL or
 // lock event, a nested host function: anything that would be drawn from what it holds), and dropped
@@ -33,7 +33,8 @@ BeginNodes SanitizerModel::begin_nodes(const HostFunction& host_function) {
 }
 
 bool SanitizerModel::runs_nothing(const ThreadState& state) {
-  return state.host_functions.empty() && state.held.empty() && !state.waiting_for_gil && !state.begin_held_back;
+  return state.host_functions.empty() && state.held.empty() && state.calls.empty() && !state.waiting_for_gil &&
+         !state.begin_held_back;
 }
 
 void SanitizerModel::host_function_begin(const HostFunctionBegin& event, Out& out) {

@@ -252,10 +252,14 @@ void InjectHandler::finish_stream_launch(const CallClass& call, DriverApiCallbac
     QuietScope quiet;
     will_run = driver_.launch_host_func(launch_stream(call, *launch_host_func_args(callback.params).stream),
                                         run_end_marker, record) == CUDA_SUCCESS;
-    // Without an end marker, a begin marker that has not run yet finishes the record when it does
-    // (the run's reference); one that has run left the record to this callback.
+    // Without an end marker, a begin marker that has not run yet ends the run and finishes the record
+    // when it does (the run's reference). One that has run left its run begun on the callback thread,
+    // which may still point at the record (a held-back begin, InjectHandler::wrapped_begin) until its
+    // next host function: the run's reference is never dropped then, and the record is kept for good
+    // (a failed launch of our own marker: rare, and one record).
     std::uint8_t queued = kBeginQueued;
-    if (!will_run && record->markers.compare_exchange_strong(queued, kEndLost, std::memory_order_acq_rel)) {
+    if (!will_run) {
+      record->markers.compare_exchange_strong(queued, kEndLost, std::memory_order_acq_rel);
       will_run = true;
     }
   }

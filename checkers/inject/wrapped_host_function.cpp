@@ -34,16 +34,12 @@ void CUDA_CB run_wrapped_host_function(void* opaque) {
 void CUDA_CB run_begin_marker(void* opaque) {
   auto* record = static_cast<WrappedHostFunction*>(opaque);
   InjectHandler& handler = *record->handler;
-  if (record->markers.load(std::memory_order_acquire) == kEndLost) {
-    // No end marker will come (its launch failed): the application's function runs unwatched.
-    handler.take_back_pending(*record);
-    release_record(record);
-    return;
-  }
   handler.wrapped_begin(*record);
   std::uint8_t queued = kBeginQueued;
   if (!record->markers.compare_exchange_strong(queued, kBeginRan, std::memory_order_acq_rel) && queued == kEndLost) {
-    // The end marker's launch failed while this began: it ends here, on the callback thread.
+    // No end marker will come (its launch failed before this ran): the run ends here, on the
+    // callback thread, so that its begin and end are both seen and the application's function runs
+    // after them, unwatched.
     handler.wrapped_end(*record);
     release_record(record);
   }

@@ -29,8 +29,8 @@ using HostFunctionCode = HostFunctionIdentity;
 enum MarkerState : std::uint8_t {
   kNoMarkers = 0,    // run by the wrapper (rewrite mode)
   kBeginQueued = 1,  // the begin marker is queued and has not run
-  kBeginRan = 2,     // the begin marker has run: the end marker (or the failed launch's exit) finishes
-  kEndLost = 3,      // the end marker's launch failed before the begin marker ran: the begin marker finishes
+  kBeginRan = 2,     // the begin marker has run: the end marker finishes (if its launch fails, nothing does)
+  kEndLost = 3,      // the end marker's launch failed before the begin marker ran: the begin marker ends and finishes
   kLasting = 4,      // between markers in a graph (captured): run at every launch, nothing to settle
 };
 

@@ -2,12 +2,14 @@
 #include <dlfcn.h>
 #include <fcntl.h>
 #include <pthread.h>
+#include <sys/auxv.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
 #include <cstdlib>
+#include <cstring>
 
 #include "harness/board/board_writer.h"
 #include "harness/board/board_writer_state.h"
@@ -35,6 +37,28 @@ std::atomic<PyIntFunction> g_python_initialized{nullptr};
 void on_fork_child() {
   g_board.store(nullptr, std::memory_order_release);
   g_attach_state.store(kOff, std::memory_order_release);
+}
+
+std::uint64_t program_image() {
+  std::uint64_t image = 0;
+  if (const auto* random = reinterpret_cast<const unsigned char*>(::getauxval(AT_RANDOM)); random != nullptr) {
+    std::memcpy(&image, random, sizeof(image));
+  }
+  return image == 0 ? 1 : image;
+}
+
+void forget_text_sources(Board& board) {
+  for (ThreadSlot& slot : board.slots) {
+    for (CallSlot& call : slot.calls) call.entry_point.copied_from.store(0, kRelaxed);
+    for (HostFunctionSlot& record : slot.host_functions) {
+      record.implementation.copied_from.store(0, kRelaxed);
+      record.description.copied_from.store(0, kRelaxed);
+    }
+  }
+  for (PendingHostFunctionSlot& entry : board.pending) {
+    entry.info.implementation.copied_from.store(0, kRelaxed);
+    entry.info.description.copied_from.store(0, kRelaxed);
+  }
 }
 
 bool valid_layout(const Board& candidate, std::size_t file_size) {
@@ -65,6 +89,13 @@ Board* map_board(const char* path) {
   if (!candidate->header.owner_pid.compare_exchange_strong(owner, me) && owner != me) {
     ::munmap(address, sizeof(Board));
     return nullptr;
+  }
+  // The same process after an exec is a new program image: the addresses its texts were copied from
+  // (PackedText::store_literal) mean nothing in it. The kernel's AT_RANDOM bytes are new at every exec.
+  const std::uint64_t image = program_image();
+  std::uint64_t known = candidate->header.owner_image.load(std::memory_order_acquire);
+  if (known != image && candidate->header.owner_image.compare_exchange_strong(known, image)) {
+    if (known != 0) forget_text_sources(*candidate);
   }
   return candidate;
 }
@@ -113,7 +144,7 @@ void reset_slot(ThreadSlot& slot) {
   slot.held_lock_count.store(0, kPublish);
   slot.frame_count.store(0, kPublish);
   slot.stack_signal.store(0, kPublish);
-  // Another thread's texts may name what a thread that has exited let go of: copy afresh.
+  // The slot's last thread is gone: its texts are copied afresh rather than trusted by address.
   for (CallSlot& call : slot.calls) call.entry_point.copied_from.store(0, kRelaxed);
   for (HostFunctionSlot& record : slot.host_functions) {
     record.implementation.copied_from.store(0, kRelaxed);

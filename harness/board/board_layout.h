@@ -61,7 +61,8 @@ template <std::size_t Words>
 struct PackedText {
   std::atomic<std::uint64_t> words[Words];
   // The writers' own note of where the words were copied from: the address of a literal text
-  // (store_literal), 1 for none, 0 when unknown. Readers ignore it.
+  // (store_literal), 1 for none, 0 when unknown. Readers ignore it. An address means the same text
+  // only within one program image: attach forgets every note when the image changed (exec).
   std::atomic<std::uint64_t> copied_from;
 
   static constexpr std::size_t capacity() { return Words * 8 - 1; }
@@ -74,7 +75,8 @@ struct PackedText {
   // For a text whose address says what it holds: a string literal, or a name table's entry that lives
   // as long as the process. A text already in place is not copied again: drivers name the same entry
   // point at every call, and the copy was most of what recording a call cost. Every writer of one
-  // board is in one process (the board's owner), so an address means the same text to each.
+  // board is in one process (the board's owner) and one image of it, so an address means the same
+  // text to each.
   void store_literal(const char* text) {
     const std::uint64_t from = text == nullptr ? 1 : reinterpret_cast<std::uintptr_t>(text);
     if (copied_from.load(std::memory_order_relaxed) == from) return;
@@ -187,6 +189,7 @@ struct BoardHeader {
   std::uint32_t crash_wait_ms;  // how long a crashing thread waits for the parent's snapshot
 
   std::atomic<std::int32_t> owner_pid;            // the first process that attached; others stay off
+  std::atomic<std::uint64_t> owner_image;         // which program image of it (AT_RANDOM): a new one after exec
   std::atomic<std::int32_t> stack_sample_signal;  // set by install_stack_sampler()
   std::atomic<std::int32_t> python_stack_signal;  // set by announce_python_stack_signal()
   std::atomic<std::uint64_t> stack_request;       // bumped by the parent before it signals threads
@@ -197,7 +200,10 @@ struct BoardHeader {
   // each count wait for the line to come back from the other core.
   SharedCounter progress[kProgressKinds];
   SharedCounter lost_writes;  // writes dropped because a table was full
-  SharedCounter pending_taken;  // pending host functions taken off the table (writers' own use)
+  // Pending host functions placed in the table and taken off it (writers' own use: the difference
+  // says whether the table is full).
+  SharedCounter pending_placed;
+  SharedCounter pending_taken;
 
   std::atomic<std::int32_t> crash_signal;  // first fatal signal; 0 while none
   std::atomic<std::int32_t> crash_tid;

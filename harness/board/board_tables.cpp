@@ -4,7 +4,7 @@
 #include "harness/board/board_writer.h"
 #include "harness/board/board_writer_state.h"
 
-#include <algorithm>
+#include <sched.h>
 
 namespace gilsan::board {
 namespace {
@@ -36,33 +36,27 @@ bool same_text(const PackedText<4>& stored, const char* text) {
 constexpr std::size_t kPendingProbes = 32;
 static_assert(kPendingProbes <= kMaxPendingHostFunctions);
 
-// A thread whose note found no free entry skips looking for its next ones, twice as many after each
-// miss (up to kMostNotesSkipped), until an entry is taken off the table (pending_taken moves) or it
-// has skipped them all. Behind a held host function, a queue deeper than the table made every further
+// A thread whose last note found no free entry in its window checks first whether the table is full
+// (placed minus taken, two counters on lines of their own) and, if it is, counts the note lost
+// without probing: behind a held host function, a queue deeper than the table made every further
 // enqueue probe kPendingProbes entries, all taken, and those probes were most of what the forwarding
-// driver added to a launch (docs/performance.md). A skipped note is lost as a failed one is
-// (lost_writes); skipping ends as soon as anything was taken off, so a queue that drains loses none
-// it would not have lost before.
-constexpr std::uint32_t kMostNotesSkipped = 64;
+// driver added to a launch (docs/performance.md). A table that is not full is probed as before, so no
+// note that had room is lost; and a thread whose notes are placed never reads the takers' counter.
+// Initial-exec: see t_slot (board_attach.cpp).
+[[gnu::tls_model("initial-exec")]] thread_local bool t_last_note_missed = false;
 
-struct PendingNoteBackoff {
-  std::uint32_t to_skip = 0;     // notes left to skip before the next look
-  std::uint32_t after_miss = 0;  // how many the next miss makes this thread skip
-  std::uint64_t taken_at_miss = 0;  // pending_taken when this thread last found no entry
-};
-thread_local PendingNoteBackoff t_pending_backoff;
+bool table_full(const Board& board) {
+  const std::uint64_t taken = board.header.pending_taken.value.load(std::memory_order_acquire);
+  const std::uint64_t placed = board.header.pending_placed.value.load(std::memory_order_acquire);
+  return placed >= taken && placed - taken >= kMaxPendingHostFunctions;
+}
 
 bool note_host_function_enqueued(const HostFunctionInfo& info) {
   Board* mapped = detail::board();
   if (mapped == nullptr) return false;
-  PendingNoteBackoff& backoff = t_pending_backoff;
-  if (backoff.to_skip > 0) {
-    if (mapped->header.pending_taken.value.load(std::memory_order_acquire) == backoff.taken_at_miss) {
-      --backoff.to_skip;
-      mapped->header.lost_writes.value.fetch_add(1, kRelaxed);
-      return false;
-    }
-    backoff.to_skip = 0;
+  if (t_last_note_missed && table_full(*mapped)) {
+    mapped->header.lost_writes.value.fetch_add(1, kRelaxed);
+    return false;
   }
   std::uint64_t now = detail::now_ns();
   std::size_t start = start_index(info.id, kMaxPendingHostFunctions);
@@ -83,15 +77,14 @@ bool note_host_function_enqueued(const HostFunctionInfo& info) {
       record.description.store(info.description);
     }
     record.at_ns.store(now, detail::kPublish);
+    // Counted before it is visible, so that a take of it can never be counted first.
+    mapped->header.pending_placed.value.fetch_add(1, std::memory_order_release);
     entry.used.store(1, detail::kPublish);
-    backoff.after_miss = 0;
+    t_last_note_missed = false;
     return true;
   }
   mapped->header.lost_writes.value.fetch_add(1, kRelaxed);
-  // Read after the probes: an entry taken off while they ran ends the skipping at the next note.
-  backoff.taken_at_miss = mapped->header.pending_taken.value.load(std::memory_order_acquire);
-  backoff.to_skip = backoff.after_miss;
-  backoff.after_miss = backoff.after_miss == 0 ? 1 : std::min(backoff.after_miss * 2, kMostNotesSkipped);
+  t_last_note_missed = true;
   return false;
 }
 
@@ -100,15 +93,21 @@ namespace {
 // Frees `entry` if it still holds (id, implementation). Another writer can hold the entry's lock for
 // an instant even though the entry is taken: a note that saw it free before this one was placed locks
 // it to look again, then moves on. Passing over a busy entry would leave this one pending for good (a
-// host function that ran, named as pending by every later hang report), so the lock is tried again
-// for as long as such a look takes, many times over.
-constexpr int kBusyEntryAttempts = 1000;
+// host function that ran, named as pending by every later hang report), so the lock is tried again:
+// spinning a little, then yielding (the holder may have been preempted; it never blocks while it
+// holds the lock), for at most kBusyEntryYields turns (a holder that died with it does not hang us).
+constexpr int kBusyEntrySpins = 64;
+constexpr int kBusyEntryYields = 10000;
 
 bool take_off(PendingHostFunctionSlot& entry, std::uint64_t id, const char* implementation) {
-  for (int attempt = 0; attempt < kBusyEntryAttempts; ++attempt) {
+  for (int attempt = 0; attempt < kBusyEntrySpins + kBusyEntryYields; ++attempt) {
     detail::EntryWrite write(entry.seq);
     if (!write.owns()) {
-      detail::cpu_relax();
+      if (attempt < kBusyEntrySpins) {
+        detail::cpu_relax();
+      } else {
+        ::sched_yield();
+      }
       continue;
     }
     if (entry.used.load(kRelaxed) == 0 || entry.info.id.load(kRelaxed) != id ||

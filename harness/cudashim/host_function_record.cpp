@@ -8,7 +8,9 @@ namespace {
 
 std::atomic<unsigned long long> g_next_run_key{1};
 
-thread_local int t_host_function_depth = 0;
+// Initial-exec: this library is loaded as libcuda.so.1, where a default thread_local would be dynamic
+// TLS (a call into the resolver at every quiet query, and LeakSanitizer's tracer cannot walk it).
+[[gnu::tls_model("initial-exec")]] thread_local int t_host_function_depth = 0;
 
 // Around the application's function. A depth, not a flag, so that the answer stays right were a driver
 // ever to run one host function inside another.

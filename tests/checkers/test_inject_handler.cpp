@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <chrono>
 #include <string>
 #include <thread>
 #include <vector>
@@ -57,10 +58,19 @@ thread_local bool t_holds_gil = false;
 
 // The handler's own end markers refused on demand, as a driver refuses a launch into a stream that
 // broke between the application's launch and the marker's.
+// With g_refuse_after set, the refusal waits until it is true (the begin marker and the application's
+// function have run on an idle stream), so that the exit callback comes second.
 std::atomic<bool> g_refuse_end_markers{false};
+std::atomic<bool>* g_refuse_after = nullptr;
 decltype(&::cuLaunchHostFunc) g_launch_behind_refusals = nullptr;
 CUresult launch_refusing_end_markers(CUstream stream, CUhostFn function, void* data) {
-  if (function == &inject::run_end_marker && g_refuse_end_markers.load()) return CUDA_ERROR_LAUNCH_FAILED;
+  if (function == &inject::run_end_marker && g_refuse_end_markers.load()) {
+    const auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+    while (g_refuse_after != nullptr && !g_refuse_after->load() && std::chrono::steady_clock::now() < give_up) {
+      std::this_thread::yield();
+    }
+    return CUDA_ERROR_LAUNCH_FAILED;
+  }
   return g_launch_behind_refusals(stream, function, data);
 }
 
@@ -123,8 +133,19 @@ class DriverIgnoringRewrites : public InjectHandlerTest {
 
 class RefusedEndMarkers : public InjectHandlerTest {
  protected:
-  RefusedEndMarkers() : InjectHandlerTest(false, "", false, nullptr, true, true) {}
-  ~RefusedEndMarkers() override { g_refuse_end_markers = false; }
+  explicit RefusedEndMarkers(bool report_enqueued = true)
+      : InjectHandlerTest(false, "", false, nullptr, report_enqueued, true) {}
+  ~RefusedEndMarkers() override {
+    g_refuse_end_markers = false;
+    g_refuse_after = nullptr;
+  }
+};
+
+// The injected library's defaults (no host_function_enqueued: repeated begins are held back by the
+// callback thread, InjectHandler::wrapped_begin), marker mode.
+class RefusedEndMarkersDefaults : public RefusedEndMarkers {
+ protected:
+  RefusedEndMarkersDefaults() : RefusedEndMarkers(false) {}
 };
 
 class SuppressingInjectTest : public InjectHandlerTest {
@@ -404,8 +425,9 @@ TEST_F(DriverIgnoringRewrites, EveryPooledRecordIsFinishedAndARefusedLaunchKeeps
 }
 
 // Marker mode, and the end marker's launch is refused while the begin marker still waits in the queue:
-// the begin marker finishes the record when it runs (before, the exit callback released it twice and
-// the begin marker then began a host function on a released record, one that nothing would end).
+// the begin marker ends the run and finishes the record when it runs (before, the exit callback
+// released it twice and the begin marker then began a host function on a released record, one that
+// nothing would end).
 TEST_F(RefusedEndMarkers, ABeginMarkerLeftWithoutItsEndFinishesTheRecord) {
   start_application();
   ASSERT_EQ(WrapMode::markers, handler_->mode());
@@ -433,6 +455,39 @@ TEST_F(RefusedEndMarkers, ABeginMarkerLeftWithoutItsEndFinishesTheRecord) {
   EXPECT_EQ(0u, handler_->records_in_flight());
   EXPECT_EQ(0u, recording_.sanitizer->waiting_host_functions());
   EXPECT_TRUE(recording_.sink->reports().empty());
+  SimSession::get().driver().cuDevicePrimaryCtxRelease(SimSession::get().device());
+}
+
+// The other order: on an idle stream the begin marker and the application's function have run when
+// the end marker's launch is refused. The callback thread may still point at the record (a held-back
+// begin), so the record is kept rather than released under it: one stays in flight, and the stream
+// and the handler go on.
+TEST_F(RefusedEndMarkersDefaults, ARecordWhoseBeginMarkerRanIsKeptWhenItsEndMarkerIsRefused) {
+  start_application();
+  ASSERT_EQ(WrapMode::markers, handler_->mode());
+  SimStream stream;
+  std::atomic<int> runs{0};
+  HostBody body = [&] { ++runs; };
+  for (int i = 0; i < 3; ++i) ASSERT_EQ(CUDA_SUCCESS, cupti_.launch_host_func(stream.get(), run_lambda, &body));
+  ASSERT_EQ(CUDA_SUCCESS, cupti_.stream_synchronize(stream.get()));
+  std::atomic<bool> ran{false};
+  HostBody marks = [&] {
+    ++runs;
+    ran = true;
+  };
+  g_refuse_after = &ran;
+  g_refuse_end_markers = true;
+  ASSERT_EQ(CUDA_SUCCESS, cupti_.launch_host_func(stream.get(), run_lambda, &marks));
+  g_refuse_end_markers = false;
+  ASSERT_EQ(CUDA_SUCCESS, cupti_.stream_synchronize(stream.get()));
+  EXPECT_EQ(4, runs.load());
+  EXPECT_EQ(1u, handler_->records_in_flight()) << "kept, not released under the callback thread";
+  for (int i = 0; i < 2 * static_cast<int>(inject::RecordPool::kFirstSlots); ++i) {
+    ASSERT_EQ(CUDA_SUCCESS, cupti_.launch_host_func(stream.get(), run_lambda, &body));
+  }
+  ASSERT_EQ(CUDA_SUCCESS, cupti_.stream_synchronize(stream.get()));
+  EXPECT_EQ(4 + 2 * static_cast<int>(inject::RecordPool::kFirstSlots), runs.load());
+  EXPECT_EQ(1u, handler_->records_in_flight());
   SimSession::get().driver().cuDevicePrimaryCtxRelease(SimSession::get().device());
 }
 

@@ -15,8 +15,8 @@
 //
 // --real names the driver behind (default: libcuda.so.1 as the loader finds it; the forwarding driver
 // is told the same through GILSAN_REAL_LIBCUDA). The benchmarks' names say which driver ("real/",
-// "forwarding/"); queries are timed per call, launches and runs per batch of 1,000 host functions with
-// the counter ns_per_host_function.
+// "forwarding/"); queries are timed per call, launches and runs per batch of 32 or 1,000 host functions
+// (the name's last part) with the counter ns_per_host_function.
 #include <benchmark/benchmark.h>
 #include <cuda.h>
 #include <dlfcn.h>
@@ -65,8 +65,8 @@ bool load(const std::string& path, Driver& driver) {
 
 CUstream g_stream = nullptr;  // created through the real driver, used through both
 
-// Host functions launched per timed batch: enough that the hold and release around it do not count.
-constexpr int kBatch = 1000;
+// Host functions per timed batch (the benchmark's argument): 32 stay within the watchdog's table of
+// pending host functions (256 entries), 1,000 overflow it, as a queue behind held work does.
 
 void CUDA_CB do_nothing(void*) {}
 
@@ -112,16 +112,16 @@ void query_capture_state(benchmark::State& state, const Driver* driver) {
 
 using Clock = std::chrono::steady_clock;
 
-// One batch behind a held host function: `timed_launches` times the launches, else the release and
-// drain. Returns the seconds per host function, or a negative number after an error.
-double batch(benchmark::State& state, const Driver& driver, bool timed_launches) {
+// One batch of `count` behind a held host function: `timed_launches` times the launches, else the
+// release and drain. Returns the seconds per host function, or a negative number after an error.
+double batch(benchmark::State& state, const Driver& driver, bool timed_launches, int count) {
   g_held.store(true, std::memory_order_release);
   if (!check(driver.launch_host_func(g_stream, &hold_until_released, nullptr), state, "cuLaunchHostFunc")) {
     g_held.store(false);
     return -1;
   }
   const auto launches_start = Clock::now();
-  for (int i = 0; i < kBatch; ++i) {
+  for (int i = 0; i < count; ++i) {
     if (driver.launch_host_func(g_stream, &do_nothing, nullptr) != CUDA_SUCCESS) {
       g_held.store(false);
       driver.stream_synchronize(g_stream);
@@ -134,18 +134,19 @@ double batch(benchmark::State& state, const Driver& driver, bool timed_launches)
   if (!check(driver.stream_synchronize(g_stream), state, "cuStreamSynchronize")) return -1;
   const auto end = Clock::now();
   const auto elapsed = timed_launches ? drain_start - launches_start : end - drain_start;
-  return std::chrono::duration<double>(elapsed).count() / kBatch;
+  return std::chrono::duration<double>(elapsed).count() / count;
 }
 
 // A benchmark's iteration is one batch (the hold and release are not timed); the counter is what
 // the ratios read: nanoseconds per host function.
 void timed_batches(benchmark::State& state, const Driver& driver, bool timed_launches) {
+  const int count = static_cast<int>(state.range(0));
   double total = 0;
   std::int64_t batches = 0;
   for (auto _ : state) {
-    const double seconds = batch(state, driver, timed_launches);
+    const double seconds = batch(state, driver, timed_launches, count);
     if (seconds < 0) return;
-    state.SetIterationTime(seconds * kBatch);
+    state.SetIterationTime(seconds * count);
     total += seconds;
     ++batches;
   }
@@ -219,8 +220,11 @@ int main(int argc, char** argv) {
     benchmark::RegisterBenchmark((prefix + "cuCtxGetCurrent").c_str(), query_current_context, driver);
     benchmark::RegisterBenchmark((prefix + "cuStreamGetCtx").c_str(), query_stream_context, driver);
     benchmark::RegisterBenchmark((prefix + "cuStreamGetCaptureInfo").c_str(), query_capture_state, driver);
-    benchmark::RegisterBenchmark((prefix + "cuLaunchHostFunc").c_str(), launch, driver)->UseManualTime();
-    benchmark::RegisterBenchmark((prefix + "host-function-run").c_str(), run_drained, driver)->UseManualTime();
+    benchmark::RegisterBenchmark((prefix + "cuLaunchHostFunc").c_str(), launch, driver)->Arg(32)->Arg(1000)->UseManualTime();
+    benchmark::RegisterBenchmark((prefix + "host-function-run").c_str(), run_drained, driver)
+        ->Arg(32)
+        ->Arg(1000)
+        ->UseManualTime();
   }
   int count = static_cast<int>(arguments.size());
   benchmark::Initialize(&count, arguments.data());

@@ -15,14 +15,15 @@ import subprocess
 import sys
 import tempfile
 
-ROWS = ("cuCtxGetCurrent", "cuStreamGetCtx", "cuStreamGetCaptureInfo", "cuLaunchHostFunc", "host-function-run")
+QUERIES = ("cuCtxGetCurrent", "cuStreamGetCtx", "cuStreamGetCaptureInfo")
+BATCHED = ("cuLaunchHostFunc", "host-function-run")  # each with its batch sizes, "cuLaunchHostFunc/32"
 DRIVERS = ("real", "forwarding")
 WHAT = {
     "cuCtxGetCurrent": "a query libraries make at each launch",
     "cuStreamGetCtx": "asked by the forwarding driver at each launch",
     "cuStreamGetCaptureInfo": "asked by the forwarding driver at each launch",
-    "cuLaunchHostFunc": "enqueue, callback thread held",
-    "host-function-run": "per host function, drained",
+    "cuLaunchHostFunc": "enqueue behind a held host function, batches of {}",
+    "host-function-run": "per host function, drained, batches of {}",
 }
 
 
@@ -50,26 +51,37 @@ def medians(path):
         per_host_function = entry.get("ns_per_host_function")  # launches and runs: per batch, and this
         times.setdefault(name, []).append(per_host_function if per_host_function is not None
                                           else entry["real_time"] * scale)
+    # The rows: every query, and every batch size the file has of each batched call (an earlier
+    # file's unsized rows included).
+    rows = list(QUERIES)
+    for call in BATCHED:
+        sized = sorted((name.split("/", 1)[1] for name in times if name.startswith(f"real/{call}")),
+                       key=lambda row: (len(row), row))
+        if not sized:
+            fail(f"{path}: no result for real/{call}")
+        rows += sized
     table = {}
     for driver in DRIVERS:
-        for row in ROWS:
+        for row in rows:
             found = times.get(f"{driver}/{row}")
             if not found:
                 fail(f"{path}: no result for {driver}/{row}")
             if min(found) <= 0:
                 fail(f"{path}: {driver}/{row} took no time")
             table[(driver, row)] = statistics.median(found)
-    return table, len(times[f"real/{ROWS[0]}"])
+    return table, rows, len(times[f"real/{QUERIES[0]}"])
 
 
-def markdown(table, repetitions):
+def markdown(table, rows, repetitions):
     lines = [f"Median of {repetitions} repetition(s), nanoseconds per call (per host function for the run).",
              "",
              "| call | what | real driver | forwarding driver | difference | forwarding / real |",
              "| --- | --- | ---: | ---: | ---: | ---: |"]
-    for row in ROWS:
+    for row in rows:
+        call, _, size = row.partition("/")
+        what = WHAT[call].format(size or "1,000")
         real, forwarding = table[("real", row)], table[("forwarding", row)]
-        lines.append(f"| {row} | {WHAT[row]} | {real:.1f} | {forwarding:.1f} | {forwarding - real:+.1f} | "
+        lines.append(f"| {row} | {what} | {real:.1f} | {forwarding:.1f} | {forwarding - real:+.1f} | "
                      f"{forwarding / real:.2f} |")
     return "\n".join(lines) + "\n"
 
@@ -87,10 +99,10 @@ def run(arguments):
             fail(f"{arguments[0]} ran past 100 s")
         if finished.returncode != 0:
             fail(f"{arguments[0]} exited {finished.returncode}:\n{finished.stderr}")
-        table, repetitions = medians(out)
+        table, rows, repetitions = medians(out)
     finally:
         os.unlink(out)
-    sys.stdout.write(markdown(table, repetitions))
+    sys.stdout.write(markdown(table, rows, repetitions))
 
 
 def main(argv):
@@ -99,8 +111,8 @@ def main(argv):
         return
     if len(argv) not in (1, 3) or (len(argv) == 3 and argv[1] != "--markdown"):
         fail("usage: driver_call_ratios.py RESULTS.json [--markdown OUT.md] | --run BENCH [ARGUMENTS...]")
-    table, repetitions = medians(argv[0])
-    text = markdown(table, repetitions)
+    table, rows, repetitions = medians(argv[0])
+    text = markdown(table, rows, repetitions)
     sys.stdout.write(text)
     if len(argv) == 3:
         with open(argv[2], "w") as stream:
