@@ -20,6 +20,8 @@ constexpr const char* kQuietQueries[] = {
 
 }  // namespace
 
+std::span<const char* const> quiet_queries() { return kQuietQueries; }
+
 bool is_quiet_query(const char* entry_point) {
   if (entry_point == nullptr) return false;
   for (const char* query : kQuietQueries) {
