@@ -47,18 +47,9 @@ std::uint64_t program_image() {
   return image == 0 ? 1 : image;
 }
 
-void forget_text_sources(Board& board) {
-  for (ThreadSlot& slot : board.slots) {
-    for (CallSlot& call : slot.calls) call.entry_point.copied_from.store(0, kRelaxed);
-    for (HostFunctionSlot& record : slot.host_functions) {
-      record.implementation.copied_from.store(0, kRelaxed);
-      record.description.copied_from.store(0, kRelaxed);
-    }
-  }
-  for (PendingHostFunctionSlot& entry : board.pending) {
-    entry.info.implementation.copied_from.store(0, kRelaxed);
-    entry.info.description.copied_from.store(0, kRelaxed);
-  }
+void forget_all_text_sources(Board& board) {
+  for (ThreadSlot& slot : board.slots) forget_text_sources(slot);
+  for (PendingHostFunctionSlot& entry : board.pending) forget_text_sources(entry.info);
 }
 
 bool valid_layout(const Board& candidate, std::size_t file_size) {
@@ -95,7 +86,7 @@ Board* map_board(const char* path) {
   const std::uint64_t image = program_image();
   std::uint64_t known = candidate->header.owner_image.load(std::memory_order_acquire);
   if (known != image && candidate->header.owner_image.compare_exchange_strong(known, image)) {
-    if (known != 0) forget_text_sources(*candidate);
+    if (known != 0) forget_all_text_sources(*candidate);
   }
   return candidate;
 }
@@ -145,11 +136,7 @@ void reset_slot(ThreadSlot& slot) {
   slot.frame_count.store(0, kPublish);
   slot.stack_signal.store(0, kPublish);
   // The slot's last thread is gone: its texts are copied afresh rather than trusted by address.
-  for (CallSlot& call : slot.calls) call.entry_point.copied_from.store(0, kRelaxed);
-  for (HostFunctionSlot& record : slot.host_functions) {
-    record.implementation.copied_from.store(0, kRelaxed);
-    record.description.copied_from.store(0, kRelaxed);
-  }
+  detail::forget_text_sources(slot);
 }
 
 }  // namespace

@@ -65,18 +65,7 @@ bool note_host_function_enqueued(const HostFunctionInfo& info) {
     if (entry.used.load(std::memory_order_acquire) != 0) continue;
     detail::EntryWrite write(entry.seq);
     if (!write.owns() || entry.used.load(kRelaxed) != 0) continue;
-    HostFunctionSlot& record = entry.info;
-    record.id.store(info.id, detail::kPublish);
-    record.context.store(info.context, detail::kPublish);
-    record.stream.store(info.stream, detail::kPublish);
-    record.kind.store(static_cast<std::uint32_t>(info.kind), detail::kPublish);
-    record.implementation.store_literal(info.implementation);
-    if (info.description == nullptr) {
-      record.description.store_literal(nullptr);
-    } else {
-      record.description.store(info.description);
-    }
-    record.at_ns.store(now, detail::kPublish);
+    detail::store_host_function(entry.info, info, now);
     // Counted before it is visible, so that a take of it can never be counted first.
     mapped->header.pending_placed.value.fetch_add(1, std::memory_order_release);
     entry.used.store(1, detail::kPublish);

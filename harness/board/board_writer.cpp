@@ -9,22 +9,6 @@ namespace {
 using detail::kRelaxed;
 using detail::SlotWrite;
 
-void store_host_function(HostFunctionSlot& record, const HostFunctionInfo& info, std::uint64_t at_ns) {
-  record.id.store(info.id, detail::kPublish);
-  record.context.store(info.context, detail::kPublish);
-  record.stream.store(info.stream, detail::kPublish);
-  record.kind.store(static_cast<std::uint32_t>(info.kind), detail::kPublish);
-  record.implementation.store_literal(info.implementation);
-  // A description is made per host function (a trampoline's "file:line name"): only its absence is
-  // the same from one to the next.
-  if (info.description == nullptr) {
-    record.description.store_literal(nullptr);
-  } else {
-    record.description.store(info.description);
-  }
-  record.at_ns.store(at_ns, detail::kPublish);
-}
-
 void store_lock(LockSlot& record, std::uint64_t lock_id, const char* name, std::uint64_t since_ns) {
   record.id.store(lock_id, detail::kPublish);
   record.name.store(name);
@@ -106,7 +90,7 @@ void begin_host_function(const HostFunctionInfo& info) {
   std::uint32_t depth = slot->host_function_depth.load(kRelaxed);
   SlotWrite write(*slot);
   if (depth < kMaxHostFunctionDepth) {
-    store_host_function(slot->host_functions[depth], info, detail::now_ns());
+    detail::store_host_function(slot->host_functions[depth], info, detail::now_ns());
   }
   slot->host_function_depth.store(depth + 1, detail::kPublish);
   auto role = static_cast<Role>(slot->role.load(kRelaxed));

@@ -6,6 +6,7 @@
 #include <cstdint>
 
 #include "harness/board/board_layout.h"
+#include "harness/board/board_writer.h"
 
 namespace gilsan::board::detail {
 
@@ -84,6 +85,12 @@ class EntryWrite {
   std::uint64_t before_ = 0;
   bool owns_ = false;
 };
+
+// A host function's record with its texts (board_records_written.cpp), in a slot or the pending table.
+void store_host_function(HostFunctionSlot& record, const HostFunctionInfo& info, std::uint64_t at_ns);
+// Drops the notes of where texts were copied from (PackedText::copied_from): they are copied afresh.
+void forget_text_sources(HostFunctionSlot& record);
+void forget_text_sources(ThreadSlot& slot);
 
 // Writes the frames of the current signal context into `slot`'s stack area (async-signal-safe
 // provided backtrace() was warmed up; see docs/watchdog.md).
