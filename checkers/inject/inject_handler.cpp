@@ -56,7 +56,7 @@ void InjectHandler::on_driver_api(DriverApiCallback& callback) {
 // Calls that cannot wait and are not made inside a host function change nothing in the model:
 // they are skipped, so kernel launches and queries cost one table lookup.
 bool InjectHandler::reported(const CallClass& call) const {
-  if (handler_thread_state().host_function_depth > 0 || call.blocks_while_host_function_runs) return true;
+  if (inside_host_function() || call.blocks_while_host_function_runs) return true;
   return call.kind == CallKind::stream_synchronize || call.kind == CallKind::event_synchronize ||
          call.kind == CallKind::context_synchronize;
 }
@@ -257,9 +257,13 @@ void InjectHandler::finish_stream_launch(const CallClass& call, DriverApiCallbac
     // which may still point at the record (a held-back begin, InjectHandler::wrapped_begin) until its
     // next host function: the run's reference is never dropped then, and the record is kept for good
     // (a failed launch of our own marker: rare, and one record).
-    std::uint8_t queued = kBeginQueued;
+    // A captured launch's begin marker is a graph node: it must end every run it begins (kLastingEndLost).
     if (!will_run) {
-      record->markers.compare_exchange_strong(queued, kEndLost, std::memory_order_acq_rel);
+      std::uint8_t queued = kBeginQueued;
+      std::uint8_t lasting = kLasting;
+      if (!record->markers.compare_exchange_strong(queued, kEndLost, std::memory_order_acq_rel)) {
+        record->markers.compare_exchange_strong(lasting, kLastingEndLost, std::memory_order_acq_rel);
+      }
       will_run = true;
     }
   }

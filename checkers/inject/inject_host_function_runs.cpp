@@ -52,6 +52,8 @@ void InjectHandler::send_held_back_begin(HandlerThreadState& thread) {
   send_begin(*record, thread);
 }
 
+int InjectHandler::host_functions_running_here() const { return handler_thread_state().host_function_depth; }
+
 void InjectHandler::wrapped_begin(const WrappedHostFunction& record) {
   HandlerThreadState& thread = handler_thread_state();
   // A host function starting inside another (marker mode) is an event inside the outer one.

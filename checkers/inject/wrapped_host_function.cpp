@@ -36,10 +36,12 @@ void CUDA_CB run_begin_marker(void* opaque) {
   InjectHandler& handler = *record->handler;
   handler.wrapped_begin(*record);
   std::uint8_t queued = kBeginQueued;
-  if (!record->markers.compare_exchange_strong(queued, kBeginRan, std::memory_order_acq_rel) && queued == kEndLost) {
-    // No end marker will come (its launch failed before this ran): the run ends here, on the
-    // callback thread, so that its begin and end are both seen and the application's function runs
-    // after them, unwatched.
+  if (record->markers.compare_exchange_strong(queued, kBeginRan, std::memory_order_acq_rel)) return;
+  // No end marker will come (its launch failed): the run ends here, on the callback thread, so that
+  // its begin and end are both seen and the application's function runs after them, unwatched. A
+  // one-shot record is then finished (a lasting one is left alone by release_record); a captured one
+  // ends here at every launch of its graph, or the callback thread would look busy for good.
+  if (queued == kEndLost || queued == kLastingEndLost) {
     handler.wrapped_end(*record);
     release_record(record);
   }

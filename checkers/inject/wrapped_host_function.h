@@ -26,12 +26,15 @@ using HostFunctionCode = HostFunctionIdentity;
 // In marker mode a one-shot record runs between a begin marker, queued by the launch's entry callback,
 // and an end marker, queued by its exit callback. When the end marker cannot be queued, the begin
 // marker is queued all the same and will run: `markers` settles which of the two finishes the record.
+// A captured launch's markers become graph nodes that run at every launch of the graph; its state is
+// set once, during the capture, before any launch can run them.
 enum MarkerState : std::uint8_t {
   kNoMarkers = 0,    // run by the wrapper (rewrite mode)
   kBeginQueued = 1,  // the begin marker is queued and has not run
   kBeginRan = 2,     // the begin marker has run: the end marker finishes (if its launch fails, nothing does)
   kEndLost = 3,      // the end marker's launch failed before the begin marker ran: the begin marker ends and finishes
   kLasting = 4,      // between markers in a graph (captured): run at every launch, nothing to settle
+  kLastingEndLost = 5,  // captured, and the end marker's launch failed: the begin marker ends each run itself
 };
 
 // One cache line, aligned: pooled records sit side by side (record_pool.h), and the callback thread

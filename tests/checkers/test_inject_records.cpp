@@ -110,6 +110,42 @@ TEST_F(RefusedEndMarkersDefaults, ARecordWhoseBeginMarkerRanIsKeptWhenItsEndMark
   SimSession::get().driver().cuDevicePrimaryCtxRelease(SimSession::get().device());
 }
 
+// Marker mode, a launch into a capturing stream whose end marker's launch is refused: the begin marker
+// is a graph node that runs at every launch of the graph. It must end each run it begins, or the
+// callback thread is left inside a host function for good (every later call on it looks made inside
+// one, and the watchdog's board shows it busy).
+TEST_F(RefusedEndMarkers, ACapturedBeginMarkerLeftWithoutItsEndEndsEveryRun) {
+  start_application();
+  ASSERT_EQ(WrapMode::markers, handler_->mode());
+  const DriverTable& d = SimSession::get().driver();
+  SimStream capturing;
+  SimStream launching;
+  std::atomic<int> runs{0};
+  HostBody body = [&] { ++runs; };
+  ASSERT_EQ(CUDA_SUCCESS, cupti_.begin_capture(capturing.get(), CU_STREAM_CAPTURE_MODE_RELAXED));
+  g_refuse_end_markers = true;
+  ASSERT_EQ(CUDA_SUCCESS, cupti_.launch_host_func(capturing.get(), run_lambda, &body));
+  g_refuse_end_markers = false;
+  CUgraph graph = nullptr;
+  ASSERT_EQ(CUDA_SUCCESS, cupti_.end_capture(capturing.get(), &graph));
+  CUgraphExec exec = nullptr;
+  ASSERT_EQ(CUDA_SUCCESS, d.cuGraphInstantiateWithFlags(&exec, graph, 0));
+  for (int launch = 0; launch < 3; ++launch) ASSERT_EQ(CUDA_SUCCESS, d.cuGraphLaunch(exec, launching.get()));
+  ASSERT_EQ(CUDA_SUCCESS, d.cuStreamSynchronize(launching.get()));
+  EXPECT_EQ(3, runs.load()) << "the application's function ran at every launch, unwatched";
+  // A host function launched after them runs inside nothing but itself.
+  std::atomic<int> depth{-1};
+  HostBody probe = [&] { depth = handler_->host_functions_running_here(); };
+  ASSERT_EQ(CUDA_SUCCESS, cupti_.launch_host_func(launching.get(), run_lambda, &probe));
+  ASSERT_EQ(CUDA_SUCCESS, cupti_.stream_synchronize(launching.get()));
+  EXPECT_EQ(1, depth.load());
+  EXPECT_EQ(0u, handler_->records_in_flight());
+  EXPECT_TRUE(recording_.sink->reports().empty());
+  EXPECT_EQ(CUDA_SUCCESS, d.cuGraphExecDestroy(exec));
+  EXPECT_EQ(CUDA_SUCCESS, d.cuGraphDestroy(graph));
+  SimSession::get().driver().cuDevicePrimaryCtxRelease(SimSession::get().device());
+}
+
 // A host function like the last one the thread ran adds nothing to the model, so the handler does
 // not send its begin and end, unless the thread makes a call inside it: that call must still be
 // made inside the host function, holding what the host function holds.
