@@ -72,10 +72,14 @@ def markdown(document, picture):
         else:
             lines.append(f"| {row['label']} | {row['status']} | |")
     lines += _latency_lines(document.get("latencies") or [])
-    lines += ["", "| Comparison (same run) | value | target | met |", "|---|---:|---:|---|"]
+    lines += ["", "Comparisons: the value is the ratio of the two medians; \"rounds met\" makes the same comparison "
+              "round by round (the rounds are interleaved), so a target met in some rounds and missed in others is "
+              "within the machine's drift.",
+              "", "| Comparison (same run) | value | target | met | rounds met |", "|---|---:|---:|---|---:|"]
     for item in document["ratios"]:
         met = "-" if "met" not in item else ("yes" if item["met"] else "no")
-        lines.append(f"| {item['name']} | {_us(item['value'])} | {_us(item['target'])} | {met} |")
+        rounds = f"{item['rounds_met']} of {item['rounds']}" if "rounds" in item else "-"
+        lines.append(f"| {item['name']} | {_us(item['value'])} | {_us(item['target'])} | {met} | {rounds} |")
     for name, key, title in CURVES:
         points = document["curves"].get(name) or []
         if not points:

@@ -237,11 +237,35 @@ def assemble(rows_defined, latencies_defined, by_group, count):
     return rows, latencies
 
 
+def input_error(message):
+    """A bad input file: one line, and exit 2 (`gilsan bench` passes it on as its own usage error)."""
+    print(f"gilsan bench: {message}", file=sys.stderr, flush=True)
+    sys.exit(2)
+
+
+def render_earlier_run(path, markdown_path, svg_path):
+    try:
+        with open(path, encoding="utf-8") as earlier:
+            document = json.load(earlier)
+    except json.JSONDecodeError as error:
+        input_error(f"{path}:{error.lineno}: not JSON ({error.msg})")
+    except (OSError, UnicodeDecodeError) as error:
+        input_error(f"{path}: cannot be read ({error})")
+    if not isinstance(document, dict) or document.get("schema") != "gilsan-bench/1":
+        input_error(f"{path}:1: not a `gilsan bench --json` run (no \"schema\": \"gilsan-bench/1\")")
+    try:
+        # The comparisons are made again from the rows: a run recorded before a comparison was added
+        # (the round-by-round count) shows it too.
+        document["ratios"] = bench_targets.targets_of(document.get("rows") or [], document.get("latencies") or [])
+        bench_outputs.write_all(document, None, markdown_path, svg_path)
+    except (KeyError, TypeError, ValueError, AttributeError) as error:
+        input_error(f"{path}: not a complete `gilsan bench --json` run ({type(error).__name__}: {error})")
+
+
 def main():
     arguments = parse_arguments()
     if arguments.from_json:
-        with open(arguments.from_json, encoding="utf-8") as earlier:
-            bench_outputs.write_all(json.load(earlier), None, arguments.markdown, arguments.svg)
+        render_earlier_run(arguments.from_json, arguments.markdown, arguments.svg)
         return
     size = sizes(arguments.quick)
     implementations = load_implementations([name for name in arguments.impl.split(",") if name])
@@ -262,14 +286,11 @@ def main():
     reference = implementations.get("reference")
     if not isinstance(reference, str) and reference is not None:
         curves = measure_curves(reference, size["count"], size["rounds"], arguments.quick)
-    figures = {row["id"]: row for row in rows}
-    figures.update({f"{entry['id']}-{quantile}": entry[quantile] for entry in latencies for quantile in ("p50", "p99")
-                    if quantile in entry})
-    quiet_ms = next((entry["quiet_ms"] for entry in latencies if "quiet_ms" in entry), None)
     document = {
         "schema": "gilsan-bench/1", "header": header(),
         "settings": {**size, "quick": arguments.quick, "impl": arguments.impl},
-        "rows": rows, "latencies": latencies, "curves": curves, "ratios": bench_targets.all_targets(figures, quiet_ms),
+        "rows": rows, "latencies": latencies, "curves": curves,
+        "ratios": bench_targets.targets_of(rows, latencies),
     }
     bench_outputs.write_all(document, arguments.json, arguments.markdown, arguments.svg)
 

@@ -1,17 +1,46 @@
 """The issue's targets as same-run comparisons of `gilsan bench`'s figures (issue 16, "Targets").
 
 Every value is made of two medians of the same run, or one median against an absolute bound; `met` is
-left out where a figure is missing (its row says why)."""
+left out where a figure is missing (its row says why).
+
+Each comparison is also made round by round (`rounds_met` of `rounds`): the rounds are interleaved, so
+round i of the numerator and of the denominator ran minutes apart at most, and a target met in some
+rounds and missed in others is within what the machine's drift can decide, whichever way `met` says."""
 
 
-def ratio(figures, name, numerator, denominator, target):
-    """figures: {id: {"median_us": ...}} of rows and latencies ("ID-p50", "ID-p99")."""
+def _round_values(figure, scale=1.0):
+    samples = (figure or {}).get("samples_us")
+    return None if not samples else [sample / scale for sample in samples]
+
+
+def _count_rounds(item, values, targets):
+    """`values`, `targets`: one per round (a target may be the same in every round)."""
+    if values is None or targets is None or len(values) != len(targets):
+        return
+    item["rounds"] = len(values)
+    item["rounds_met"] = sum(1 for value, target in zip(values, targets) if value <= target)
+
+
+def per_round_ratios(figures, numerator, denominator):
+    top, bottom = _round_values(figures.get(numerator)), _round_values(figures.get(denominator))
+    if top is None or bottom is None or len(top) != len(bottom) or not all(value > 0 for value in bottom):
+        return None
+    return [high / low for high, low in zip(top, bottom)]
+
+
+def ratio(figures, name, numerator, denominator, target, round_targets=None):
+    """figures: {id: {"median_us": ..., "samples_us": [one per round]}} of rows and latencies ("ID-p50",
+    "ID-p99"). `round_targets`: the target round by round where it is itself measured (CUPTI's floor)."""
     top, bottom = figures.get(numerator) or {}, figures.get(denominator) or {}
     item = {"name": name, "numerator": numerator, "denominator": denominator, "target": target, "value": None}
     if "median_us" in top and "median_us" in bottom and bottom["median_us"] > 0:
         item["value"] = top["median_us"] / bottom["median_us"]
         if target is not None:
             item["met"] = item["value"] <= target
+            values = per_round_ratios(figures, numerator, denominator)
+            if round_targets is None and values is not None:
+                round_targets = [target] * len(values)
+            _count_rounds(item, values, round_targets)
     return item
 
 
@@ -22,6 +51,8 @@ def absolute(figures, name, figure_id, target, scale=1.0):
             "value": None if value is None else value / scale}
     if item["value"] is not None and target is not None:
         item["met"] = item["value"] <= target
+        values = _round_values(figures.get(figure_id), scale)
+        _count_rounds(item, values, None if values is None else [target] * len(values))
     return item
 
 
@@ -47,7 +78,8 @@ def all_targets(figures, quiet_ms):
         # CUPTI's floor is measured in the same run: the injected library's target is to cost no more.
         floor = ratio(figures, "", f"cupti-floor/{workload}", f"not-injected/{workload}", None)["value"]
         items.append(ratio(figures, f"injected vs not, {workload} (target: CUPTI's empty callback, same run)",
-                           f"injected/{workload}", f"not-injected/{workload}", floor))
+                           f"injected/{workload}", f"not-injected/{workload}", floor,
+                           per_round_ratios(figures, f"cupti-floor/{workload}", f"not-injected/{workload}")))
     for kind in ("native", "python"):
         for quantile in ("p50", "p99"):
             items.append(ratio(figures, f"start latency {quantile} after device work, {kind}, gilsan vs raw driver",
@@ -55,3 +87,12 @@ def all_targets(figures, quiet_ms):
     items.append(absolute(figures, "detection p99 in ms (target: quiet period + 200 ms)", "detection/gil-inversion-p99",
                           None if quiet_ms is None else quiet_ms + 200.0, scale=1000.0))
     return items
+
+
+def targets_of(rows, latencies):
+    """The comparisons of a run's rows and latencies (a fresh run's, or an earlier one's JSON again)."""
+    figures = {row["id"]: row for row in rows}
+    figures.update({f"{entry['id']}-{quantile}": entry[quantile] for entry in latencies for quantile in ("p50", "p99")
+                    if quantile in entry})
+    quiet_ms = next((entry["quiet_ms"] for entry in latencies if "quiet_ms" in entry), None)
+    return all_targets(figures, quiet_ms)

@@ -45,12 +45,36 @@ def check_outputs(gilsan, folder):
         assert row["min_us"] <= row["median_us"] <= row["max_us"], row
     for item in document["ratios"]:
         assert {"name", "numerator", "target", "value"} <= set(item), item
+        if "met" in item:  # made round by round too, from the same rounds' samples
+            assert item["rounds"] == document["settings"]["rounds"], item
+            assert 0 <= item["rounds_met"] <= item["rounds"], item
+    # An earlier run rendered again, one recorded without its comparisons (as a run from before a
+    # comparison was added lacks it): the same comparisons, made again from its rows.
+    earlier = os.path.join(folder, "earlier.json")
+    with open(earlier, "w", encoding="utf-8") as out:
+        json.dump({key: value for key, value in document.items() if key != "ratios"}, out)
+    again = os.path.join(folder, "again.md")
+    result = run(gilsan, "--from-json", earlier, "--markdown", again)
+    assert result.returncode == 0, result.stderr
+    with open(again, encoding="utf-8") as rendered, open(paths["md"], encoding="utf-8") as first:
+        again_table, first_table = comparison_table(rendered.read()), comparison_table(first.read())
+    assert first_table and "rounds met" in first_table[0] and again_table == first_table, (first_table, again_table)
     depths = [point["depth"] for point in document["curves"]["queue_depth_python_held"]]
     assert depths and depths == sorted(depths), depths
     with open(paths["md"], encoding="utf-8") as markdown:
         text = markdown.read()
     assert "| Row | us per callback | spread |" in text and "| Latency | unit | p50 | p99 |" in text and "bench.svg" in text
     ElementTree.parse(paths["svg"])  # well-formed XML
+
+
+def comparison_table(markdown):
+    """The lines of the Markdown's comparison table, its header first."""
+    lines = markdown.splitlines()
+    start = next((index for index, line in enumerate(lines) if line.startswith("| Comparison (same run)")), None)
+    if start is None:
+        return []
+    end = next((index for index in range(start, len(lines)) if not lines[index].startswith("|")), len(lines))
+    return lines[start:end]
 
 
 def check_latencies(document):
@@ -78,6 +102,22 @@ def check_bad_arguments(gilsan, folder):
         assert result.returncode == 2, (arguments, result.returncode, result.stderr)
         lines = result.stderr.strip().splitlines()
         assert len(lines) == 1 and says in lines[0], (arguments, result.stderr)
+    # An earlier run to render that is not one: the file (and, for bad JSON, the line) in one line.
+    not_json = os.path.join(folder, "not.json")
+    with open(not_json, "w", encoding="utf-8") as out:
+        out.write('{"schema": "gilsan-bench/1",\n  "rows": [,]}\n')
+    other_json = os.path.join(folder, "other.json")
+    with open(other_json, "w", encoding="utf-8") as out:
+        out.write('{"rows": []}\n')
+    incomplete = os.path.join(folder, "incomplete.json")
+    with open(incomplete, "w", encoding="utf-8") as out:
+        out.write('{"schema": "gilsan-bench/1", "rows": [{"id": "x"}]}\n')
+    for path, says in ((not_json, f"{not_json}:2: not JSON"), (other_json, f"{other_json}:1: not a"),
+                       (incomplete, f"{incomplete}: not a complete")):
+        result = run(gilsan, "--from-json", path, "--markdown", os.path.join(folder, "out.md"))
+        assert result.returncode == 2, (path, result.returncode, result.stderr)
+        lines = result.stderr.strip().splitlines()
+        assert len(lines) == 1 and says in lines[0], (path, result.stderr)
 
 
 def main():
