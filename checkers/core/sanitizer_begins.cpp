@@ -14,6 +14,12 @@
 //
 // Only native host functions are held back: a Python one takes the GIL as it begins, and a ctypes
 // one may take it inside ctypes where no event shows it.
+//
+// A launcher's trampoline that reports its own begin inside the driver's record of the same run (the
+// gilsan module's, joined by the userData the driver was given) is that run's twin: the driver's
+// begin already holds everything the twin would hold and drew every edge the twin's holds would draw.
+// So a twin keeps the books, names the run for the reports made inside it (the launcher's
+// description) and takes the GIL as a Python host function's begin does, and holds nothing else.
 #include "checkers/core/sanitizer_model.h"
 
 namespace gilsan::checkers {
@@ -32,6 +38,34 @@ BeginNodes SanitizerModel::begin_nodes(const HostFunction& host_function) {
   return nodes;
 }
 
+bool SanitizerModel::is_twin_of_current(const ThreadState& state, const HostFunction& inner) {
+  if (state.host_functions.empty() || inner.user_data == 0) return false;
+  // The driver names the run by its code (the trampoline), so the two may differ in kind: only where
+  // it runs and what it was given tell that it is the same run.
+  const HostFunction& run = state.host_functions.back().host_function;
+  return run.user_data == inner.user_data && run.context == inner.context && (!inner.stream || inner.stream == run.stream);
+}
+
+ActiveHostFunction SanitizerModel::take_spare(ThreadState& state) {
+  ActiveHostFunction active;
+  if (!state.spare_host_functions.empty()) {
+    active = std::move(state.spare_host_functions.back());
+    state.spare_host_functions.pop_back();
+  }
+  return active;
+}
+
+void SanitizerModel::begin_twin(ThreadId id, ThreadState& state, const HostFunction& host_function, const Stack& stack,
+                                Out& out) {
+  ActiveHostFunction twin = take_spare(state);
+  twin.host_function = host_function;
+  twin.holds.clear();
+  const HeldLock* gil = state.find(gil_);
+  twin.gil_depth_before = gil != nullptr ? gil->depth : 0;  // its end leaves the GIL as it found it
+  state.host_functions.push_back(std::move(twin));
+  if (host_function.kind == HostFunctionKind::python && !finalizing_) take_gil(id, state, stack, out);
+}
+
 bool SanitizerModel::runs_nothing(const ThreadState& state) {
   return state.host_functions.empty() && state.held.empty() && state.calls.empty() && !state.waiting_for_gil &&
          !state.begin_held_back;
@@ -42,6 +76,15 @@ void SanitizerModel::host_function_begin(const HostFunctionBegin& event, Out& ou
   const HostFunction& host_function = event.host_function;
   report_host_function_start(event, state, out);
   if (options_.is_enabled(Checker::host_function_lost_at_exit)) runs_.began(host_function.run_key);
+  if (is_twin_of_current(state, host_function)) {
+    // The launcher's pending entry is its own (by its id), which the driver's begin did not match.
+    if (host_function.stream) {
+      forget_pending(graph_.node_for(PseudoLock::stream_completion(host_function.context, *host_function.stream)),
+                     host_function);
+    }
+    begin_twin(event.thread, state, host_function, event.stack, out);
+    return;
+  }
   const BeginNodes nodes = begin_nodes(host_function);
   if (nodes.stream) forget_pending(*nodes.stream, host_function);
   if (host_function.kind == HostFunctionKind::native && runs_nothing(state) && state.last_outer_nodes == nodes &&
@@ -60,11 +103,7 @@ void SanitizerModel::apply_begin(ThreadId id, ThreadState& state, const HostFunc
   // The completions this host function is part of: nobody waits to take them (no edges into them);
   // whoever waits for them waits for this host function.
   // Built in the buffers of a host function this thread ran before (ThreadState's spares).
-  ActiveHostFunction active;
-  if (!state.spare_host_functions.empty()) {
-    active = std::move(state.spare_host_functions.back());
-    state.spare_host_functions.pop_back();
-  }
+  ActiveHostFunction active = take_spare(state);
   active.host_function = host_function;
   std::vector<NodeId> holds = std::move(active.holds);
   holds.clear();

@@ -92,6 +92,11 @@ class SanitizerModel {
   // A host function's begin and end (sanitizer_begins.cpp).
   BeginNodes begin_nodes(const HostFunction& host_function);
   static bool runs_nothing(const ThreadState& state);
+  // A launcher's begin inside the driver's record of the same run, which holds all it would.
+  static bool is_twin_of_current(const ThreadState& state, const HostFunction& inner);
+  void begin_twin(ThreadId id, ThreadState& state, const HostFunction& host_function, const Stack& stack, Out& out);
+  // A host function that ended, for its buffers (ThreadState::spare_host_functions), or a new one.
+  static ActiveHostFunction take_spare(ThreadState& state);
   void apply_begin(ThreadId id, ThreadState& state, const HostFunction& host_function, const BeginNodes& nodes,
                    const Stack& stack, Out& out);
   void settle(ThreadId id, ThreadState& state, Out& out);

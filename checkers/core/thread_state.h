@@ -73,6 +73,12 @@ struct ThreadState {
     }
     return nullptr;
   }
+  const HeldLock* find(NodeId node) const {
+    for (const HeldLock& lock : held) {
+      if (lock.node == node) return &lock;
+    }
+    return nullptr;
+  }
   void hold(NodeId node) {
     if (HeldLock* lock = find(node)) {
       ++lock->depth;
