@@ -56,7 +56,7 @@ void InjectHandler::on_driver_api(DriverApiCallback& callback) {
 // Calls that cannot wait and are not made inside a host function change nothing in the model:
 // they are skipped, so kernel launches and queries cost one table lookup.
 bool InjectHandler::reported(const CallClass& call) const {
-  if (inside_host_function() || call.blocks_while_host_function_runs) return true;
+  if (handler_thread_state().host_function_depth > 0 || call.blocks_while_host_function_runs) return true;
   return call.kind == CallKind::stream_synchronize || call.kind == CallKind::event_synchronize ||
          call.kind == CallKind::context_synchronize;
 }

@@ -77,7 +77,6 @@ class InjectHandler {
   // How many host functions the calling thread is inside, as the handler saw them begin and end
   // (marker mode can nest them): 0 outside any.
   int host_functions_running_here() const;
-  bool inside_host_function() const { return host_functions_running_here() > 0; }
 
   // For the wrapper and the markers (wrapped_host_function.cpp), on the driver's callback thread.
   void wrapped_begin(const WrappedHostFunction& record);

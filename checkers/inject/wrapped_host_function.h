@@ -27,7 +27,10 @@ using HostFunctionCode = HostFunctionIdentity;
 // and an end marker, queued by its exit callback. When the end marker cannot be queued, the begin
 // marker is queued all the same and will run: `markers` settles which of the two finishes the record.
 // A captured launch's markers become graph nodes that run at every launch of the graph; its state is
-// set once, during the capture, before any launch can run them.
+// set once, by the launch's exit callback during the capture, before a launch of the graph can run
+// them. (A stream taken for capturing only because its capture status could not be read is live: a
+// begin marker that ran there before a refused end marker was seen leaves its run open, as a one-shot
+// record's does in kBeginRan.)
 enum MarkerState : std::uint8_t {
   kNoMarkers = 0,    // run by the wrapper (rewrite mode)
   kBeginQueued = 1,  // the begin marker is queued and has not run

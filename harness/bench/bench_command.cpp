@@ -138,8 +138,9 @@ int run_bench_command(const std::vector<std::string>& arguments) {
   while (::waitpid(child, &status, 0) < 0 && errno == EINTR) {
   }
   if (WIFEXITED(status) && WEXITSTATUS(status) == 0) return 0;
-  // The child's usage error (a --from-json file that is not a run): it said so in one line.
-  if (WIFEXITED(status) && WEXITSTATUS(status) == 2) return 2;
+  // A --from-json file that is not a run: the child said so in one line. (Elsewhere a 2 is not ours to
+  // pass on: Python's own exit for a script it cannot open, or argparse's.)
+  if (options.from_json && WIFEXITED(status) && WEXITSTATUS(status) == 2) return 2;
   std::cerr << "gilsan bench: the measuring child (" << argv[0] << ") "
             << (WIFEXITED(status) ? "exited with " + std::to_string(WEXITSTATUS(status))
                                   : "was killed by signal " + std::to_string(WTERMSIG(status)))

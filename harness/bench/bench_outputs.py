@@ -12,16 +12,22 @@ END_MARKER = "<!-- gilsan bench: generated section ends -->"
 
 
 def write_all(document, json_path, markdown_path, svg_path):
+    # Both texts are made before anything is written, so that a run that cannot be drawn leaves every
+    # file as it was (docs/performance.md included).
+    picture = None
+    if markdown_path and svg_path:
+        picture = os.path.relpath(svg_path, os.path.dirname(os.path.abspath(markdown_path)))
+    section = markdown(document, picture) if markdown_path else None
+    picture_text = svg(document) if svg_path else None
     if json_path:
         with open(json_path, "w", encoding="utf-8") as out:
             json.dump(document, out, indent=1)
             out.write("\n")
     if markdown_path:
-        picture = os.path.relpath(svg_path, os.path.dirname(os.path.abspath(markdown_path))) if svg_path else None
-        _write_markdown(markdown_path, markdown(document, picture))
+        _write_markdown(markdown_path, section)
     if svg_path:
         with open(svg_path, "w", encoding="utf-8") as out:
-            out.write(svg(document))
+            out.write(picture_text)
 
 
 # (curve in the JSON, its x value's key, its title): gilsan.host_launch with a Python callable.

@@ -253,13 +253,27 @@ def render_earlier_run(path, markdown_path, svg_path):
         input_error(f"{path}: cannot be read ({error})")
     if not isinstance(document, dict) or document.get("schema") != "gilsan-bench/1":
         input_error(f"{path}:1: not a `gilsan bench --json` run (no \"schema\": \"gilsan-bench/1\")")
-    try:
-        # The comparisons are made again from the rows: a run recorded before a comparison was added
-        # (the round-by-round count) shows it too.
-        document["ratios"] = bench_targets.targets_of(document.get("rows") or [], document.get("latencies") or [])
-        bench_outputs.write_all(document, None, markdown_path, svg_path)
-    except (KeyError, TypeError, ValueError, AttributeError) as error:
-        input_error(f"{path}: not a complete `gilsan bench --json` run ({type(error).__name__}: {error})")
+    if problem := incomplete_run(document):
+        input_error(f"{path}: not a complete `gilsan bench --json` run ({problem})")
+    # The comparisons are made again from the rows: a run recorded before a comparison was added (the
+    # round-by-round count) shows it too.
+    document["ratios"] = bench_targets.targets_of(document["rows"], document.get("latencies") or [],
+                                                  document["settings"]["rounds"])
+    bench_outputs.write_all(document, None, markdown_path, svg_path)
+
+
+def incomplete_run(document):
+    """What a run's JSON lacks for the Markdown and the SVG (schema gilsan-bench/1), or None."""
+    for key, kind in (("header", dict), ("settings", dict), ("rows", list), ("curves", dict)):
+        if not isinstance(document.get(key), kind):
+            return f"no \"{key}\" {kind.__name__}"
+    for key in ("count", "rounds"):
+        if key not in document["settings"]:
+            return f"no settings.{key}"
+    for index, row in enumerate(document["rows"]):
+        if not isinstance(row, dict) or not {"id", "label"} <= set(row) or not ("median_us" in row or "status" in row):
+            return f"rows[{index}] has no id, label and median_us or status"
+    return None
 
 
 def main():
@@ -290,7 +304,7 @@ def main():
         "schema": "gilsan-bench/1", "header": header(),
         "settings": {**size, "quick": arguments.quick, "impl": arguments.impl},
         "rows": rows, "latencies": latencies, "curves": curves,
-        "ratios": bench_targets.targets_of(rows, latencies),
+        "ratios": bench_targets.targets_of(rows, latencies, size["rounds"]),
     }
     bench_outputs.write_all(document, arguments.json, arguments.markdown, arguments.svg)
 

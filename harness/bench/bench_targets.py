@@ -77,9 +77,12 @@ def all_targets(figures, quiet_ms):
     for workload in ("native-loop", "python-loop"):
         # CUPTI's floor is measured in the same run: the injected library's target is to cost no more.
         floor = ratio(figures, "", f"cupti-floor/{workload}", f"not-injected/{workload}", None)["value"]
+        # Round by round, each round's injected ratio against that round's floor; without the floor's
+        # rounds there is no count ([] matches no round), not the median floor in every round.
+        floor_rounds = per_round_ratios(figures, f"cupti-floor/{workload}", f"not-injected/{workload}")
         items.append(ratio(figures, f"injected vs not, {workload} (target: CUPTI's empty callback, same run)",
                            f"injected/{workload}", f"not-injected/{workload}", floor,
-                           per_round_ratios(figures, f"cupti-floor/{workload}", f"not-injected/{workload}")))
+                           floor_rounds if floor_rounds is not None else []))
     for kind in ("native", "python"):
         for quantile in ("p50", "p99"):
             items.append(ratio(figures, f"start latency {quantile} after device work, {kind}, gilsan vs raw driver",
@@ -89,10 +92,17 @@ def all_targets(figures, quiet_ms):
     return items
 
 
-def targets_of(rows, latencies):
-    """The comparisons of a run's rows and latencies (a fresh run's, or an earlier one's JSON again)."""
-    figures = {row["id"]: row for row in rows}
-    figures.update({f"{entry['id']}-{quantile}": entry[quantile] for entry in latencies for quantile in ("p50", "p99")
-                    if quantile in entry})
+def targets_of(rows, latencies, rounds):
+    """The comparisons of a run's rows and latencies (a fresh run's, or an earlier one's JSON again).
+    A figure with a sample missing (a round that failed for it alone) is compared by its median only:
+    its samples can no longer be paired with another figure's by round."""
+    def whole(figure):
+        if len(figure.get("samples_us") or []) == rounds:
+            return figure
+        return {key: value for key, value in figure.items() if key != "samples_us"}
+
+    figures = {row["id"]: whole(row) for row in rows}
+    figures.update({f"{entry['id']}-{quantile}": whole(entry[quantile]) for entry in latencies
+                    for quantile in ("p50", "p99") if quantile in entry})
     quiet_ms = next((entry["quiet_ms"] for entry in latencies if "quiet_ms" in entry), None)
     return all_targets(figures, quiet_ms)
