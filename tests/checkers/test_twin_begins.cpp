@@ -9,20 +9,20 @@
 namespace gilsan::checkers::testing {
 namespace {
 
-constexpr std::uint64_t kPayload = 0x7000;  // the userData the launcher gave the driver
+constexpr std::uint64_t kTwinPayload = 0x7000;  // the userData the launcher gave the driver
 
 // The driver's record of the run: it knows the trampoline's code, not what it runs.
 HostFunction driver_record(std::uint64_t run_key) {
   HostFunction run = Harness::host_function(HostFunctionKind::native, kStream1, "gilsan+0x10");
   run.run_key = run_key;
-  run.user_data = kPayload;
+  run.user_data = kTwinPayload;
   return run;
 }
 
 // The module's own begin of the same run: a Python callable, its payload's id.
 HostFunction module_begin(Handle stream = kStream1) {
   HostFunction described = Harness::host_function(HostFunctionKind::python, stream, "s.py:3 on_done", kContext, 1);
-  described.user_data = kPayload;
+  described.user_data = kTwinPayload;
   return described;
 }
 
