@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Runs gilsan against the real driver on a GPU machine and collects the outputs for docs/results/.
 # Usage: ci/gpu-run.sh OUTPUT_DIR [step...]; steps: build sim-tests suite conformance forwarding peers pytest-plugin program
-# overhead probe probe-held-by probe-loading probe-diff watchdog copy-bench inject hardening bench driver-calls (default: build sim-tests suite probe).
+# overhead probe probe-held-by probe-loading probe-diff watchdog copy-bench inject hardening bench driver-calls transparency (default: build sim-tests suite probe).
 # The GPU machine has Python 3.12 with libpython3.12.so, cmake and ninja in /opt/torch/.venv, nvcc.
 set -uo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -212,6 +212,34 @@ for step in "${steps[@]}"; do
         echo "gilsan_driver_call_bench was not built: no Google Benchmark (ci/gpu-deps.sh download, carry .debs)" >>"$log"
         false
       fi ;;
+    transparency)
+      # Transparency on the real driver (docs/reliability.md): the transparency set plainly and under
+      # `gilsan run --sanitize on` through the forwarding driver; the wrapped entry points' random
+      # sequences on the bare real driver and through the forwarding driver; issue 31's pytest file
+      # plainly, under gilsan run and under the pytest plugin.
+      real=$(ldconfig -p | awk '/libcuda\.so\.1 .*x86-64/ {print $NF; exit}')
+      folder=$(mktemp -d /tmp/gilsan-real-driver-XXXXXX)
+      ln -s "$real" "$folder/libcuda.so.1"
+      echo "real driver: $real" >>"$log"
+      python3 "$root/tests/transparency/check_transparency.py" --gilsan "$build/bin/gilsan" --driver-folder "$folder" \
+        --python /opt/torch/.venv/bin/python --module-path "$build/python" --impl-path "$root/harness/impl" \
+        --programs "$root/tests/transparency/programs" --scenarios "$root/scenarios" --impl cuda-core,cuda-bindings \
+        --conformance "$root/tests/runner/data/parity/conformance-real-h200-580.159.04.json" --jobs 1 >>"$log" 2>&1
+      echo "transparency set: exit $?" >>"$log"
+      python3 "$root/tests/cudashim/check_wrapper_sequences.py" "$build/bin/gilsan" "$build/bin/gilsan_wrapper_sequences" \
+        "$folder" 1 300 60 >>"$log" 2>&1
+      echo "wrapper sequences: exit $?" >>"$log"
+      file=$root/tests/transparency/pytest/test_cuda_core_graph_callbacks.py
+      (cd /tmp && /opt/torch/.venv/bin/python -m pytest -q -p no:cacheprovider "$file") >>"$log" 2>&1
+      echo "pytest plainly: exit $?" >>"$log"
+      (cd /tmp && "$build/bin/gilsan" run --driver real --sanitize on -- /opt/torch/.venv/bin/python -m pytest -q \
+        -p no:cacheprovider "$file") >>"$log" 2>&1
+      echo "pytest under gilsan run: exit $?" >>"$log"
+      (cd /tmp && PYTHONPATH=$build/python /opt/torch/.venv/bin/python -m pytest -q -p no:cacheprovider -p gilsan.pytest \
+        --gilsan-driver=real --gilsan-executable "$build/bin/gilsan" "$file") >>"$log" 2>&1
+      echo "pytest under the plugin: exit $?" >>"$log"
+      rm -rf "$folder"
+      /opt/torch/.venv/bin/python -m pip list 2>/dev/null | grep -iE "^(cupy|cuda|numba|numpy|pytest)" >"$out/packages.txt" ;;
     *) echo "unknown step $step" >>"$log" ;;
   esac
   echo "# exit: $?" >>"$log"

@@ -11,6 +11,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "checkers/core/per_thread.h"
 #include "checkers/core/pseudo_lock.h"
 #endif
 
@@ -38,10 +39,8 @@ struct AnnouncedThread {
   int gil_depth = 0;
 };
 
-AnnouncedThread& announced() {
-  thread_local AnnouncedThread state;
-  return state;
-}
+// A PerThread, not a thread_local: events come from a thread's last moments too (per_thread.h).
+AnnouncedThread& announced() { return PerThread<AnnouncedThread>::get(); }
 
 class HelgrindAnnouncer final : public ValgrindAnnouncer {
  public:

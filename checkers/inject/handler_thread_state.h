@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <optional>
 #include <string_view>
+#include <type_traits>
 
 #include "checkers/core/handles.h"
 
@@ -52,6 +53,10 @@ struct HandlerThreadState {
   // callback inside it, else dropped with its end.
   const WrappedHostFunction* held_back_begin = nullptr;
 };
+
+// Trivially destructible, so a plain thread_local: nothing runs at the thread's exit, and callbacks from
+// its last moments (other libraries' thread_local destructors) find it as it was (per_thread.h).
+static_assert(std::is_trivially_destructible_v<HandlerThreadState>);
 
 inline HandlerThreadState& handler_thread_state() {
   thread_local HandlerThreadState state;

@@ -3,6 +3,7 @@
 #include <cstdint>
 #include <utility>
 
+#include "checkers/core/per_thread.h"
 #include "checkers/inject/call_params.h"
 #include "checkers/inject/handler_thread_state.h"
 #include "checkers/inject/record_descriptions.h"
@@ -278,7 +279,9 @@ void InjectHandler::finish_stream_launch(const CallClass& call, DriverApiCallbac
 }
 
 void InjectHandler::report_enqueued(const WrappedHostFunction& record) {
-  thread_local HostFunctionEnqueued event;
+  // Reused, not made per launch (the Sanitizer copies what it keeps); a PerThread, not a thread_local:
+  // launches come from a thread's last moments too (per_thread.h).
+  HostFunctionEnqueued& event = PerThread<HostFunctionEnqueued>::get();
   event.thread = current_thread_id();
   describe_into(record, event.host_function);
   sanitizer_.host_function_enqueued(event);

@@ -3,6 +3,7 @@
 #include <cstdint>
 #include <utility>
 
+#include "checkers/core/per_thread.h"
 #include "checkers/inject/handler_thread_state.h"
 #include "checkers/inject/inject_handler.h"
 #include "checkers/inject/record_descriptions.h"
@@ -35,7 +36,9 @@ bool InjectHandler::adds_nothing(const WrappedHostFunction& record, const Handle
 
 void InjectHandler::send_begin(const WrappedHostFunction& record, HandlerThreadState& thread) {
   const std::uint64_t epoch = model_epoch_.load(std::memory_order_acquire);
-  thread_local HostFunctionBegin event;  // see describe_into; the Sanitizer copies what it keeps
+  // Reused (see describe_into; the Sanitizer copies what it keeps); a PerThread, not a thread_local:
+  // host functions run in a callback thread's last moments too (per_thread.h).
+  HostFunctionBegin& event = PerThread<HostFunctionBegin>::get();
   event.thread = current_thread_id();
   describe_into(record, event.host_function);
   sanitizer_.host_function_begin(event);

@@ -1,6 +1,9 @@
 #include "checkers/inject/record_pool.h"
 
 #include <atomic>
+#include <utility>
+
+#include "checkers/core/per_thread.h"
 
 namespace gilsan::checkers::inject {
 
@@ -30,10 +33,22 @@ struct ThreadBlock {
     if (block) block->owned.store(false, std::memory_order_release);
     block.reset();
   }
+  ThreadBlock() = default;
+  ThreadBlock(const ThreadBlock&) = delete;
+  ThreadBlock& operator=(const ThreadBlock&) = delete;
+  // PerThread hands a thread's block back, when the thread exits, by assigning a fresh ThreadBlock.
+  ThreadBlock& operator=(ThreadBlock&& other) noexcept {
+    drop();
+    pool = other.pool;
+    block = std::move(other.block);
+    return *this;
+  }
   ~ThreadBlock() { drop(); }
 };
 
-thread_local ThreadBlock t_block;
+// A PerThread, not a thread_local: host functions are launched from a thread's last moments too
+// (another library's thread_local destructors), after a thread_local would be destroyed (per_thread.h).
+ThreadBlock& thread_block() { return checkers::PerThread<ThreadBlock>::get(); }
 
 // Every field back to its default; `references` and `pooled` are the taker's and the pool's.
 void clear(WrappedHostFunction& record) {
@@ -68,12 +83,13 @@ std::shared_ptr<RecordPool::Block> RecordPool::claim_block(std::size_t size) {
 }
 
 WrappedHostFunction* RecordPool::take() {
-  if (t_block.pool != instance_ || !t_block.block) {
-    t_block.drop();
-    t_block.block = claim_block(first_slots_);
-    t_block.pool = instance_;
+  ThreadBlock& own = thread_block();
+  if (own.pool != instance_ || !own.block) {
+    own.drop();
+    own.block = claim_block(first_slots_);
+    own.pool = instance_;
   }
-  Block* block = t_block.block.get();
+  Block* block = own.block.get();
   WrappedHostFunction* slot = &block->slots[block->next];
   // Acquire: the callback thread's last use of the record happens before it is filled in again.
   if (slot->references.load(std::memory_order_acquire) != 0) {
@@ -84,9 +100,9 @@ WrappedHostFunction* RecordPool::take() {
       block->next = (block->next + 1) % block->slots.size();
       return new WrappedHostFunction();
     }
-    t_block.drop();  // its pending records finish in place; the block serves another thread later
-    t_block.block = claim_block(larger);
-    block = t_block.block.get();
+    own.drop();  // its pending records finish in place; the block serves another thread later
+    own.block = claim_block(larger);
+    block = own.block.get();
     slot = &block->slots[block->next];
     if (slot->references.load(std::memory_order_acquire) != 0) return new WrappedHostFunction();
   }

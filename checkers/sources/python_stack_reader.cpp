@@ -6,6 +6,9 @@
 
 #include <string>
 #include <string_view>
+#include <utility>
+
+#include "checkers/core/per_thread.h"
 
 namespace gilsan::checkers {
 namespace {
@@ -30,16 +33,25 @@ PythonFunctions python_functions() {
 // One memory file per thread, reused: closed when the thread ends, not inherited by exec.
 class ThreadMemoryFile {
  public:
-  ThreadMemoryFile() : fd_(::memfd_create("gilsan-python-stack", MFD_CLOEXEC)) {}
+  ThreadMemoryFile() = default;
   ~ThreadMemoryFile() {
     if (fd_ >= 0) ::close(fd_);
   }
   ThreadMemoryFile(const ThreadMemoryFile&) = delete;
   ThreadMemoryFile& operator=(const ThreadMemoryFile&) = delete;
-  int fd() const { return fd_; }
+  // PerThread resets a thread's file by assigning a fresh one: the old descriptor goes with it.
+  ThreadMemoryFile& operator=(ThreadMemoryFile&& other) noexcept {
+    std::swap(fd_, other.fd_);
+    return *this;
+  }
+  // Made at first use, so that a thread that never reads a stack holds no descriptor.
+  int fd() {
+    if (fd_ < 0) fd_ = ::memfd_create("gilsan-python-stack", MFD_CLOEXEC);
+    return fd_;
+  }
 
  private:
-  int fd_;
+  int fd_ = -1;
 };
 
 }  // namespace
@@ -66,7 +78,8 @@ Stack read_python_stack_without_gil(int max_frames) {
     return {};
   void* thread_state = python.this_thread_state();
   if (thread_state == nullptr) return {};
-  thread_local ThreadMemoryFile file;
+  // A PerThread, not a thread_local: stacks are read in a thread's last moments too (per_thread.h).
+  ThreadMemoryFile& file = PerThread<ThreadMemoryFile>::get();
   if (file.fd() < 0 || ::ftruncate(file.fd(), 0) != 0 || ::lseek(file.fd(), 0, SEEK_SET) != 0) return {};
   python.dump(file.fd(), thread_state);
   const off_t size = ::lseek(file.fd(), 0, SEEK_CUR);

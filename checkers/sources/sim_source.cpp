@@ -68,10 +68,10 @@ GilsanSimObserver SimSource::observer() {
 
 namespace {
 
-// Per thread: the host functions it is running (calls inside one always matter), and for each call it
-// is in, whether its entry went to the Sanitizer (so that its exit does too).
+// Per thread: the host functions it is running (calls inside one always matter). A plain int: a
+// thread_local with a destructor would be used after it, when another library's thread_local destructor
+// (cuda.core's primary-context cache, at exit) calls the driver (per_thread.h).
 thread_local int t_host_function_depth = 0;
-thread_local std::vector<bool> t_calls_sent;
 
 // What each thread reuses from one event to the next (a PerThread: see per_thread.h for why not a
 // thread_local).
@@ -90,6 +90,9 @@ struct ThreadScratch {
   // what it keeps).
   HostFunctionEnqueued enqueued;
   HostFunctionBegin begin;
+  // For each call the thread is in, innermost last: whether its entry went to the Sanitizer (so that
+  // its exit does too).
+  std::vector<bool> calls_sent;
 };
 
 ThreadScratch& thread_scratch() { return PerThread<ThreadScratch>::get(); }
@@ -124,7 +127,7 @@ bool SimSource::matters(const GilsanSimApiCall& call) {
 
 void SimSource::api_enter(const GilsanSimApiCall& call) {
   const bool send = matters(call);
-  t_calls_sent.push_back(send);
+  thread_scratch().calls_sent.push_back(send);
   if (!send) return;
   DriverCallEnter event;
   event.thread = current_thread_id();
@@ -150,8 +153,9 @@ void SimSource::api_exit(const GilsanSimApiCall& call, CUresult result) {
   }
   const int code = static_cast<int>(result);
   // An exit whose entry was not seen (cuInit's, when the source came in during it) is not sent.
-  const bool sent = !t_calls_sent.empty() && t_calls_sent.back();
-  if (!t_calls_sent.empty()) t_calls_sent.pop_back();
+  std::vector<bool>& calls_sent = thread_scratch().calls_sent;
+  const bool sent = !calls_sent.empty() && calls_sent.back();
+  if (!calls_sent.empty()) calls_sent.pop_back();
   if (sent) {
     sanitizer_.driver_call_exit(DriverCallExit{current_thread_id(), entry_point, code, options_.error_names.name(code)});
   } else if (is_sticky_error(code)) {

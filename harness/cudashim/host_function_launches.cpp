@@ -41,7 +41,7 @@ CUresult launch_host_func(CUstream stream, CUhostFn fn, void* user_data) {
   const CUresult result = real(stream, &run_host_function_record, record);
   if (result != CUDA_SUCCESS) {
     if (capture == nullptr) driverhooks::host_function_not_launched(run, kBoardDriverName);
-    delete record;
+    if (!record->lasting) delete record;  // a captured one is kept, as a failed graph call's is
   } else if (capture != nullptr) {
     graph_node_added(capture, nullptr, record);
   } else {

@@ -1,5 +1,8 @@
 #include "harness/cudashim/host_function_record.h"
 
+#include <mutex>
+#include <vector>
+
 #include "harness/cudashim/observed_call.h"
 #include "harness/driverhooks/driver_hooks.h"
 
@@ -7,6 +10,21 @@ namespace gilsan::cudashim {
 namespace {
 
 std::atomic<unsigned long long> g_next_run_key{1};
+
+// Every lasting record (a graph host node's): an executable graph may run one until the process ends,
+// also after its node's parameters were replaced or the call that made it failed, so none is freed.
+// Held here so that leak checkers see them reachable. (They grow with the host nodes a process makes:
+// bounded memory is the sanitizer core's issue, not this one's.)
+struct LastingRecords {
+  std::mutex mutex;
+  std::vector<const HostFunctionRecord*> records;
+};
+
+void keep_lasting(const HostFunctionRecord* record) {
+  static auto* const kept = new LastingRecords();  // never freed: driver threads may outlive main
+  std::lock_guard lock(kept->mutex);
+  kept->records.push_back(record);
+}
 
 // Initial-exec: this library is loaded as libcuda.so.1, where a default thread_local would be dynamic
 // TLS (a call into the resolver at every quiet query, and LeakSanitizer's tracer cannot walk it).
@@ -35,6 +53,7 @@ HostFunctionRecord* make_record(CUhostFn fn, CUstreamCallback callback, void* us
   record->info.callback = callback;
   record->lasting = lasting;
   record->launch_stream.store(stream, std::memory_order_relaxed);
+  if (lasting) keep_lasting(record);
   return record;
 }
 

@@ -91,7 +91,9 @@ struct ModuleCall {
   std::string entry_point;
   GilsanSimApiCall call{};
 };
-thread_local ModuleCall t_module_call;
+// A PerThread, not a thread_local: a thread's last calls can come from thread_local destructors
+// (per_thread.h).
+ModuleCall& module_call() { return PerThread<ModuleCall>::get(); }
 
 // cuGetErrorName of a driver library, asked now, before any hook can run.
 ErrorNames error_names_from(void* handle) {
@@ -161,7 +163,7 @@ void call_enter(const char* entry_point, unsigned long long context, unsigned lo
                 unsigned long long event) {
   SimSource* source = g_child->source.load();
   if (source == nullptr || g_child->driver_observed.load()) return;
-  ModuleCall& current = t_module_call;
+  ModuleCall& current = module_call();
   current.entry_point = std::string(split_entry_point_name(entry_point).base);
   current.call.entry_point = current.entry_point.c_str();
   current.call.context = reinterpret_cast<CUcontext>(static_cast<std::uintptr_t>(context));
@@ -173,7 +175,7 @@ void call_enter(const char* entry_point, unsigned long long context, unsigned lo
 void call_exit(const char*, int result) {
   SimSource* source = g_child->source.load();
   if (source == nullptr || g_child->driver_observed.load()) return;
-  source->api_exit(t_module_call.call, static_cast<CUresult>(result));
+  source->api_exit(module_call().call, static_cast<CUresult>(result));
 }
 
 void gil_acquire_begin() { g_child->sanitizer->gil_acquire_begin(current_thread_id()); }

@@ -2,6 +2,8 @@
 // the test makes driver calls and the sim runs host functions on its callback thread.
 #include <gtest/gtest.h>
 
+#include <thread>
+
 #include "checkers/sources/sim_source.h"
 #include "tests/checkers/sim_session.h"
 #include "tests/checkers/source_test_support.h"
@@ -105,6 +107,36 @@ TEST_F(SimSourceTest, ASuppressedCycleIsCountedNotDelivered) {
   EXPECT_TRUE(suppressing.reports_of(Checker::lock_order_cycle).empty());
   EXPECT_EQ(1u, summary.suppressed);
   EXPECT_TRUE(summary.unused_suppressions.empty());
+}
+
+// A program's own thread_local whose destructor calls the driver (cuda.core's cache of primary contexts
+// releases them so, at exit) runs after the thread_locals made later, the source's among them: what the
+// source keeps per thread must still be there. It was a thread_local std::vector, written after its
+// destruction: the heap corruption of a cuda.core program with a graph host node behind the forwarding
+// driver (ASan: heap-use-after-free; the transparency suite runs that program too).
+struct SynchronizesWhenDestroyed {
+  Sanitizer* sanitizer = nullptr;
+  const DriverTable* driver = nullptr;
+  CUstream stream = nullptr;
+  ~SynchronizesWhenDestroyed() {
+    if (sanitizer == nullptr) return;
+    with_simulated_gil(*sanitizer, [&] { EXPECT_EQ(CUDA_SUCCESS, driver->cuStreamSynchronize(stream)); });
+  }
+};
+
+TEST_F(SimSourceTest, ACallFromAThreadLocalDestructorMadeBeforeTheSourcesStateIsStillSeen) {
+  SimStream stream;
+  HostBody body = [&] { with_simulated_gil(sanitizer()); };
+  std::thread([&] {
+    thread_local SynchronizesWhenDestroyed last;  // made before the source's per-thread state
+    ASSERT_EQ(CUDA_SUCCESS, driver().cuLaunchHostFunc(stream.get(), run_lambda, &body));
+    ASSERT_EQ(CUDA_SUCCESS, driver().cuStreamSynchronize(stream.get()));
+    last.sanitizer = &sanitizer();
+    last.driver = &driver();
+    last.stream = stream.get();
+  }).join();
+  // The destructor's GIL-holding synchronize of the Python host function's stream closed the cycle.
+  EXPECT_EQ(1u, recording_.reports_of(Checker::lock_order_cycle).size());
 }
 
 }  // namespace
