@@ -8,14 +8,23 @@ namespace gilsan::cudashim {
 namespace {
 
 struct HostNode {
-  CUgraphNode node = nullptr;
+  CUgraphNode node = nullptr;  // null where the driver did not say (captured, nested, unmatched clone)
   HostFunctionRecord* record = nullptr;
+};
+
+struct ExecNodes {
+  // The graph it was instantiated from: cuGraphExecHostNodeSetParams names nodes by that graph's handles.
+  CUgraph origin = nullptr;
+  std::vector<HostNode> nodes;
+  // False once a per-node set named a node the book cannot place: which record it replaced is unknown,
+  // so no launch announces any until cuGraphExecUpdate gives it a known graph's nodes.
+  bool followed = true;
 };
 
 struct Book {
   std::mutex mutex;
   std::unordered_map<CUgraph, std::vector<HostNode>> graphs;
-  std::unordered_map<CUgraphExec, std::vector<HostNode>> execs;
+  std::unordered_map<CUgraphExec, ExecNodes> execs;
   std::unordered_map<CUgraphNode, CUgraph> node_graph;
 };
 
@@ -24,13 +33,13 @@ Book& book() {
   return *instance;
 }
 
-void replace_in(std::vector<HostNode>& nodes, CUgraphNode node, HostFunctionRecord* record) {
-  auto found = std::find_if(nodes.begin(), nodes.end(), [&](const HostNode& entry) { return entry.node == node; });
-  if (found != nodes.end()) {
-    found->record = record;
-  } else {
-    nodes.push_back({node, record});
-  }
+std::vector<HostNode>::iterator find_node(std::vector<HostNode>& nodes, CUgraphNode node) {
+  return std::find_if(nodes.begin(), nodes.end(), [&](const HostNode& entry) { return entry.node == node; });
+}
+
+const std::vector<HostNode>* nodes_of(const Book& state, CUgraph graph) {
+  auto found = state.graphs.find(graph);
+  return found == state.graphs.end() ? nullptr : &found->second;
 }
 
 }  // namespace
@@ -42,38 +51,76 @@ void graph_node_added(CUgraph graph, CUgraphNode node, HostFunctionRecord* recor
   if (node != nullptr) state.node_graph[node] = graph;
 }
 
-void graph_node_replaced(CUgraphNode node, HostFunctionRecord* record) {
+bool graph_node_known(CUgraphNode node) {
   Book& state = book();
   std::lock_guard lock(state.mutex);
-  auto graph = state.node_graph.find(node);
-  if (graph != state.node_graph.end()) replace_in(state.graphs[graph->second], node, record);
+  return node != nullptr && state.node_graph.contains(node);
+}
+
+void graph_node_replaced(CUgraphNode node, HostFunctionRecord* record, HostFunctionRecord* replaced) {
+  Book& state = book();
+  std::lock_guard lock(state.mutex);
+  auto graph = node != nullptr ? state.node_graph.find(node) : state.node_graph.end();
+  if (graph != state.node_graph.end()) {
+    std::vector<HostNode>& nodes = state.graphs[graph->second];
+    auto found = find_node(nodes, node);
+    if (found != nodes.end()) {
+      found->record = record;
+      return;
+    }
+  }
+  if (replaced != nullptr) replaced->announced.store(false, std::memory_order_relaxed);
 }
 
 void exec_node_replaced(CUgraphExec exec, CUgraphNode node, HostFunctionRecord* record) {
   Book& state = book();
   std::lock_guard lock(state.mutex);
-  auto found = state.execs.find(exec);
-  if (found != state.execs.end()) replace_in(found->second, node, record);
+  auto exec_nodes = state.execs.find(exec);
+  if (exec_nodes == state.execs.end()) return;
+  auto found = node != nullptr ? find_node(exec_nodes->second.nodes, node) : exec_nodes->second.nodes.end();
+  if (found != exec_nodes->second.nodes.end()) {
+    found->record = record;
+  } else {
+    exec_nodes->second.followed = false;
+  }
 }
 
-void graph_cloned(CUgraph original, CUgraph clone) {
+std::vector<CUgraphNode> known_host_nodes(CUgraph graph) {
   Book& state = book();
   std::lock_guard lock(state.mutex);
-  auto found = state.graphs.find(original);
-  if (found == state.graphs.end()) return;
-  // The clone's nodes have handles of their own, which the driver does not tell us: runs are still
-  // counted, parameters set on the clone's nodes are not followed.
+  std::vector<CUgraphNode> nodes;
+  if (const std::vector<HostNode>* entries = nodes_of(state, graph)) {
+    for (const HostNode& entry : *entries) {
+      if (entry.node != nullptr) nodes.push_back(entry.node);
+    }
+  }
+  return nodes;
+}
+
+void graph_cloned(CUgraph original, CUgraph clone,
+                  const std::vector<std::pair<CUgraphNode, CUgraphNode>>& clone_nodes) {
+  Book& state = book();
+  std::lock_guard lock(state.mutex);
+  const std::vector<HostNode>* entries = nodes_of(state, original);
+  if (entries == nullptr) return;
   std::vector<HostNode> copied;
-  for (const HostNode& entry : found->second) copied.push_back({nullptr, entry.record});
+  for (const HostNode& entry : *entries) {
+    CUgraphNode in_clone = nullptr;
+    for (const auto& [original_node, clone_node] : clone_nodes) {
+      if (entry.node != nullptr && original_node == entry.node) in_clone = clone_node;
+    }
+    copied.push_back({in_clone, entry.record});
+    if (in_clone != nullptr) state.node_graph[in_clone] = clone;
+  }
   state.graphs[clone] = std::move(copied);
 }
 
 void child_graph_added(CUgraph parent, CUgraph child) {
   Book& state = book();
   std::lock_guard lock(state.mutex);
-  auto found = state.graphs.find(child);
-  if (found == state.graphs.end()) return;
-  std::vector<HostNode> copied = found->second;  // the child node holds a copy of the child graph
+  const std::vector<HostNode>* entries = nodes_of(state, child);
+  if (entries == nullptr) return;
+  std::vector<HostNode> copied = *entries;  // the child node holds a copy of the child graph
   for (HostNode& entry : copied) entry.node = nullptr;
   auto& nodes = state.graphs[parent];
   nodes.insert(nodes.end(), copied.begin(), copied.end());
@@ -82,12 +129,23 @@ void child_graph_added(CUgraph parent, CUgraph child) {
 void graph_instantiated(CUgraph graph, CUgraphExec exec) {
   Book& state = book();
   std::lock_guard lock(state.mutex);
-  auto found = state.graphs.find(graph);
-  if (found == state.graphs.end()) {
-    state.execs.erase(exec);
-    return;
+  const std::vector<HostNode>* entries = nodes_of(state, graph);
+  state.execs[exec] = ExecNodes{graph, entries != nullptr ? *entries : std::vector<HostNode>{}};
+}
+
+void exec_updated(CUgraphExec exec, CUgraph graph) {
+  Book& state = book();
+  std::lock_guard lock(state.mutex);
+  auto exec_nodes = state.execs.find(exec);
+  const CUgraph origin = exec_nodes != state.execs.end() ? exec_nodes->second.origin : nullptr;
+  const std::vector<HostNode>* entries = nodes_of(state, graph);
+  std::vector<HostNode> nodes = entries != nullptr ? *entries : std::vector<HostNode>{};
+  // The driver pairs the two graphs' nodes by topology and does not say how: a node of another graph
+  // than the origin cannot name an exec node, so later per-node sets on this exec are not followed.
+  if (graph != origin || origin == nullptr) {
+    for (HostNode& entry : nodes) entry.node = nullptr;
   }
-  state.execs[exec] = found->second;
+  state.execs[exec] = ExecNodes{origin, std::move(nodes)};
 }
 
 void graph_destroyed(CUgraph graph) {
@@ -112,8 +170,10 @@ std::vector<HostFunctionRecord*> records_of(CUgraphExec exec) {
   std::lock_guard lock(state.mutex);
   std::vector<HostFunctionRecord*> records;
   auto found = state.execs.find(exec);
-  if (found == state.execs.end()) return records;
-  for (const HostNode& entry : found->second) records.push_back(entry.record);
+  if (found == state.execs.end() || !found->second.followed) return records;
+  for (const HostNode& entry : found->second.nodes) {
+    if (entry.record->announced.load(std::memory_order_relaxed)) records.push_back(entry.record);
+  }
   return records;
 }
 

@@ -1,10 +1,12 @@
 // The graph entry points the forwarding driver wraps: host nodes get a record and our trampoline (as
 // stream launches do), parameters read back are the application's, and the book of which graph holds
 // which host function follows clones, child graphs, instantiation and destruction, so that each
-// launch tells the observer which host functions it enqueued (graph_host_nodes.h).
+// launch tells the observer which host functions it enqueued (graph_host_nodes.h); updates of
+// executable graphs move it too.
 #include <cuda.h>
 
 #include <cstddef>
+#include <utility>
 #include <vector>
 
 #include "harness/cudashim/graph_host_nodes.h"
@@ -37,6 +39,16 @@ CUgraphNodeParams wrapped(const CUgraphNodeParams& params, CUcontext context, Ho
   return copy;
 }
 
+// For a node the book of graphs does not know (a clone's node the driver did not match, a node of a
+// child node's graph): the record its parameters hold now, read before they are replaced, so that the
+// book can stop announcing it (graph_host_nodes.h). Null for a known node or one not ours.
+HostFunctionRecord* record_replaced_on_unknown(CUgraphNode node) {
+  GILSAN_SHIM_REAL(decltype(&::cuGraphHostNodeGetParams), "cuGraphHostNodeGetParams");
+  if (graph_node_known(node)) return nullptr;
+  CUDA_HOST_NODE_PARAMS current{};
+  return real(node, &current) == CUDA_SUCCESS ? record_behind(current.fn, current.userData) : nullptr;
+}
+
 CUresult add_host_node(CUgraphNode* node, CUgraph graph, const CUgraphNode* dependencies, size_t count,
                        const CUDA_HOST_NODE_PARAMS* params) {
   GILSAN_SHIM_REAL(decltype(&::cuGraphAddHostNode), "cuGraphAddHostNode");
@@ -56,10 +68,11 @@ CUresult host_node_set_params(CUgraphNode node, const CUDA_HOST_NODE_PARAMS* par
   GILSAN_SHIM_REAL(decltype(&::cuGraphHostNodeSetParams), "cuGraphHostNodeSetParams");
   if (params == nullptr || params->fn == nullptr || !driverhooks::observed()) return real(node, params);
   CallScope scope("cuGraphHostNodeSetParams", target_of());
+  HostFunctionRecord* replaced = record_replaced_on_unknown(node);
   HostFunctionRecord* record = nullptr;
   const CUDA_HOST_NODE_PARAMS ours = wrapped(*params, scope.context(), record);
   const CUresult result = real(node, &ours);
-  if (result == CUDA_SUCCESS) graph_node_replaced(node, record);
+  if (result == CUDA_SUCCESS) graph_node_replaced(node, record, replaced);
   return scope.finish(result);
 }
 
@@ -118,10 +131,11 @@ CUresult node_set_params(CUgraphNode node, CUgraphNodeParams* params) {
   GILSAN_SHIM_REAL(decltype(&::cuGraphNodeSetParams), "cuGraphNodeSetParams");
   if (params == nullptr || !driverhooks::observed()) return real(node, params);
   CallScope scope("cuGraphNodeSetParams", target_of());
+  HostFunctionRecord* replaced = params->type == CU_GRAPH_NODE_TYPE_HOST ? record_replaced_on_unknown(node) : nullptr;
   HostFunctionRecord* record = nullptr;
   CUgraphNodeParams ours = wrapped(*params, scope.context(), record);
   const CUresult result = real(node, &ours);
-  if (result == CUDA_SUCCESS && record != nullptr) graph_node_replaced(node, record);
+  if (result == CUDA_SUCCESS && record != nullptr) graph_node_replaced(node, record, replaced);
   return scope.finish(result);
 }
 
@@ -205,10 +219,39 @@ CUresult graph_exec_destroy(CUgraphExec exec) {
   return scope.finish(result);
 }
 
+// The clone's host nodes are matched to the original's (cuGraphNodeFindInClone), so that parameters
+// set on them later are followed.
 CUresult graph_clone(CUgraph* clone, CUgraph original) {
   GILSAN_SHIM_REAL(decltype(&::cuGraphClone), "cuGraphClone");
+  static const auto find_in_clone =
+      real_or_unavailable<decltype(&::cuGraphNodeFindInClone)>("cuGraphNodeFindInClone");
   const CUresult result = real(clone, original);
-  if (result == CUDA_SUCCESS && clone != nullptr) graph_cloned(original, *clone);
+  if (result != CUDA_SUCCESS || clone == nullptr) return result;
+  std::vector<std::pair<CUgraphNode, CUgraphNode>> clone_nodes;
+  for (CUgraphNode node : known_host_nodes(original)) {
+    CUgraphNode in_clone = nullptr;
+    if (find_in_clone(&in_clone, node, *clone) != CUDA_SUCCESS) in_clone = nullptr;
+    clone_nodes.emplace_back(node, in_clone);
+  }
+  graph_cloned(original, *clone, clone_nodes);
+  return result;
+}
+
+// A successful update makes the executable graph run `graph`'s host functions.
+CUresult exec_update(CUgraphExec exec, CUgraph graph, CUgraphExecUpdateResultInfo* info) {
+  GILSAN_SHIM_REAL(decltype(&::cuGraphExecUpdate), "cuGraphExecUpdate_v2");
+  const CUresult result = real(exec, graph, info);
+  if (result == CUDA_SUCCESS) exec_updated(exec, graph);
+  return result;
+}
+
+// cuGraphExecUpdate before CUDA 12.0; cuda.h declares only the current form.
+using ExecUpdateV1 = CUresult (*)(CUgraphExec, CUgraph, CUgraphNode*, CUgraphExecUpdateResult*);
+
+CUresult exec_update_v1(CUgraphExec exec, CUgraph graph, CUgraphNode* error_node, CUgraphExecUpdateResult* outcome) {
+  GILSAN_SHIM_REAL(ExecUpdateV1, "cuGraphExecUpdate");
+  const CUresult result = real(exec, graph, error_node, outcome);
+  if (result == CUDA_SUCCESS) exec_updated(exec, graph);
   return result;
 }
 
@@ -247,6 +290,8 @@ std::span<const WrappedEntryPoint> graph_entry_points() {
       entry("cuGraphDestroy", &graph_destroy, "cuGraphDestroy"),
       entry("cuGraphExecDestroy", &graph_exec_destroy, "cuGraphExecDestroy"),
       entry("cuGraphClone", &graph_clone, "cuGraphClone"),
+      entry("cuGraphExecUpdate_v2", &exec_update, "cuGraphExecUpdate"),
+      entry("cuGraphExecUpdate", &exec_update_v1, "cuGraphExecUpdate"),
       entry("cuGraphAddChildGraphNode", &add_child_graph_node, "cuGraphAddChildGraphNode"),
   };
   return entries;

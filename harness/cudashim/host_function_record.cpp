@@ -90,8 +90,8 @@ void CUDA_CB run_stream_callback_record(CUstream stream, CUresult status, void* 
 
 bool running_host_function() { return t_host_function_depth > 0; }
 
-const HostFunctionRecord* record_behind(CUhostFn fn, void* user_data) {
-  return fn == &run_host_function_record ? static_cast<const HostFunctionRecord*>(user_data) : nullptr;
+HostFunctionRecord* record_behind(CUhostFn fn, void* user_data) {
+  return fn == &run_host_function_record ? static_cast<HostFunctionRecord*>(user_data) : nullptr;
 }
 
 }  // namespace gilsan::cudashim

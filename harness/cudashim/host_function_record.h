@@ -21,6 +21,9 @@ struct HostFunctionRecord {
   bool maybe_pending = true;
   // A graph node's stream is the launch's, set at each cuGraphLaunch (a stream launch's never changes).
   std::atomic<CUstream> launch_stream{nullptr};
+  // A graph node's: whether graph launches tell the observer they enqueued it. Cleared when the book of
+  // graphs (graph_host_nodes.h) lost track of which graphs still hold it.
+  std::atomic<bool> announced{true};
 };
 
 // A record for the application's host function (or stream callback), with a fresh run key.
@@ -33,7 +36,7 @@ void CUDA_CB run_stream_callback_record(CUstream stream, CUresult status, void* 
 
 // The record behind host-node parameters the real driver reports back (our trampoline and record), so
 // that cuGraphHostNodeGetParams answers with the application's own function; null for any other.
-const HostFunctionRecord* record_behind(CUhostFn fn, void* user_data);
+HostFunctionRecord* record_behind(CUhostFn fn, void* user_data);
 
 // Whether the calling thread is running an application's host function (or stream callback) through
 // one of the trampolines above: the calls it makes are watched whatever they are (quiet_queries.h).

@@ -39,7 +39,8 @@ def main():
         print(report["stderr"][-3000:])
         return 1
     if report["outcome"] != "pass":
-        print(f"through the forwarding driver: outcome {report['outcome']}\n{report['stderr'][-5000:]}")
+        sanitizer = (report.get("sanitizer") or {}).get("text") or ""
+        print(f"through the forwarding driver: outcome {report['outcome']}\n{sanitizer[:5000]}\n{report['stderr'][-3000:]}")
         return 1
     calls = sum(1 for line in bare.stdout.splitlines() if line.startswith("cu"))
     runs = sum(line.count("*") for line in bare.stdout.splitlines() if line.startswith("ran:"))
