@@ -89,6 +89,8 @@ SuiteCommand parse_suite(Arguments arguments) {
     std::tie(settings.shard_index, settings.shard_count) = checked_shard(value);
   });
   table.value("--filter", [&settings](const std::string& value) { settings.filter = value; });
+  table.flag("--allow-empty", [&settings] { settings.allow_empty = true; });
+  table.flag("--verbose", [&command] { command.verbose = true; });
   table.operands(settings.roots);
   parse_or_throw(table, "suite", arguments);
   if (settings.roots.empty()) settings.roots.push_back(default_scenario_folder());

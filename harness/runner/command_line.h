@@ -35,6 +35,7 @@ struct RunCommand {
 
 struct SuiteCommand {
   SuiteSettings settings;
+  bool verbose = false;  // --verbose: a line per skipped run too, not one per reason
 };
 
 using Command = std::variant<HelpCommand, RunCommand, SuiteCommand, MergeCommand, ExplainCommand, ChildArguments,

@@ -21,6 +21,7 @@
 #include "harness/runner/github_annotations.h"
 #include "harness/runner/scenario_sanitizer.h"
 #include "harness/runner/suite_matrix.h"
+#include "harness/runner/suite_progress.h"
 #include "harness/runner/suite_results_json.h"
 #include "harness/runner/under_command.h"
 #include "harness/text/errno_text.h"
@@ -57,52 +58,6 @@ bool environment_is_usable(const char* command) {
   }
   return true;
 }
-
-// The suite's output: each run's line as it ends and, on a terminal, one line below them saying how far
-// the suite is and what runs now, rewritten in place. Elsewhere (CI logs) only the runs' lines.
-class SuiteProgress {
- public:
-  explicit SuiteProgress(std::size_t total) : total_(total), live_(live_terminal(STDOUT_FILENO)) {}
-
-  void started(const SuiteItem& item) {
-    running_.push_back(label(item));
-    redraw();
-  }
-  void ended(const std::string& line) {
-    ++ended_;
-    clear();
-    std::cout << line << "\n";
-    if (!running_.empty()) running_.erase(running_.begin());  // oldest first: close enough for a status line
-    redraw();
-  }
-  void done() {
-    clear();
-    std::cout << std::flush;
-  }
-
- private:
-  static std::string label(const SuiteItem& item) {
-    return item.scenario + (item.implementation ? " [" + *item.implementation + "]" : "");
-  }
-  void clear() {
-    if (live_) std::cout << "\r\033[K";
-  }
-  void redraw() {
-    if (!live_) {
-      std::cout << std::flush;
-      return;
-    }
-    std::string line = "[" + std::to_string(ended_) + "/" + std::to_string(total_) + "] running:";
-    for (const std::string& name : running_) line += " " + name;
-    if (line.size() > 120) line = line.substr(0, 117) + "...";
-    std::cout << "\r\033[K" << line << std::flush;
-  }
-
-  std::size_t total_;
-  std::size_t ended_ = 0;
-  bool live_;
-  std::vector<std::string> running_;
-};
 
 // The driver every child of the command uses, chosen once: a --driver real that cannot work is one
 // line before anything runs, not a failure per scenario.
@@ -199,6 +154,7 @@ namespace {
 
 // The matrix, the failures and the summary line of a suite's results; the exit code they make.
 int report_suite(const std::vector<ScenarioResult>& results, const SuiteSummary& summary) {
+  if (const std::string skips = skip_summary(results); !skips.empty()) std::cout << skips;
   if (const std::string matrix = conformance_matrix(results); !matrix.empty()) std::cout << "\n" << matrix;
   if (const std::string failures = failure_excerpts(results); !failures.empty()) std::cout << "\n" << failures;
   if (github_actions_requested()) std::cout << github_annotations(results);
@@ -264,12 +220,16 @@ int suite_command(const SuiteCommand& command) {
   if (settings.run.driver && settings.run.driver->kind == "real" && settings.jobs > 1)
     std::cerr << "gilsan suite: --jobs " << settings.jobs << " on the real driver: runs share the GPU and slow each "
               << "other's device work, which the watchdog may take for a hang\n";
-  InterruptHook interrupt;
-  SupervisionHook* hooks[] = {&interrupt};
   const std::vector<SuiteItem> items = suite_items(settings);
-  SuiteProgress progress(items.size());
+  if (items.empty() && !settings.allow_empty) {
+    std::cerr << "gilsan suite: " << nothing_selected(settings) << " (--allow-empty to pass with none)\n";
+    return kExitUsage;
+  }
+  InterruptHook interrupt;
+  SuiteProgress progress(items.size(), command.verbose);
+  SupervisionHook* hooks[] = {&interrupt, &progress};
   const SuiteSummary summary = run_suite(
-      settings, items, hooks, [&](const ScenarioResult& result) { progress.ended(one_line_report(result)); },
+      settings, items, hooks, [&](const ScenarioResult& result) { progress.ended(result); },
       [&](const SuiteItem& item) { progress.started(item); });
   progress.done();
   return report_suite(summary.results, summary);

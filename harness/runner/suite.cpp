@@ -137,6 +137,28 @@ std::vector<SuiteItem> suite_items(const SuiteSettings& settings) {
   return shard;
 }
 
+std::string nothing_selected(const SuiteSettings& settings) {
+  std::string roots;
+  for (const std::string& root : settings.roots) roots += (roots.empty() ? "" : ", ") + root;
+  const std::vector<std::string> scenarios = discover_scenarios(settings.roots);
+  const std::string all = std::to_string(scenarios.size()) + (scenarios.size() == 1 ? " scenario" : " scenarios");
+  if (scenarios.empty()) return "no scenario (*.py) under " + roots;
+  std::size_t kept = scenarios.size();
+  if (settings.filter) {
+    kept = static_cast<std::size_t>(std::count_if(scenarios.begin(), scenarios.end(), [&](const std::string& scenario) {
+      return scenario.find(*settings.filter) != std::string::npos;
+    }));
+    if (kept == 0) return "--filter '" + *settings.filter + "' matches none of the " + all + " under " + roots;
+  }
+  if (settings.shard_count > 1)
+    return "shard " + std::to_string(settings.shard_index) + "/" + std::to_string(settings.shard_count) +
+           " of the runs of " + roots + " is empty";
+  std::string implementations;
+  for (const std::string& name : settings.implementations) implementations += (implementations.empty() ? "" : ",") + name;
+  return "none of the " + std::to_string(kept) + " selected scenarios under " + roots +
+         " is written for --impl " + implementations;
+}
+
 SuiteSummary run_suite(const SuiteSettings& settings, const std::vector<SuiteItem>& items,
                        std::span<SupervisionHook* const> hooks,
                        const std::function<void(const ScenarioResult&)>& on_result,

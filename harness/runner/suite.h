@@ -31,6 +31,9 @@ struct SuiteSettings {
   std::vector<std::string> implementations;  // --impl; empty: every built-in one (conformance_vocabulary.h)
   unsigned jobs = 0;                         // --jobs: runs at once; 0: the default for the driver (suite_jobs)
   unsigned shard_index = 1, shard_count = 1;  // --shard i/n: every n-th run, starting at the i-th
+  // --allow-empty: a selection of no run passes; else it is a usage error (a mistyped path or filter
+  // must not keep a CI job green).
+  bool allow_empty = false;
   RunSettings run;
 };
 
@@ -49,6 +52,10 @@ unsigned suite_jobs(const SuiteSettings& settings);
 // ScenarioInputError), a conformance scenario once per selected implementation it is written for,
 // then the settings' shard of that list.
 std::vector<SuiteItem> suite_items(const SuiteSettings& settings);
+
+// Why suite_items(settings) is empty, in words naming the folders and the option that emptied it:
+// "no scenario under scenarios/typo", "--filter 'cupyy' matches none of the 63 scenarios under scenarios".
+std::string nothing_selected(const SuiteSettings& settings);
 
 struct SuiteSummary {
   int passed = 0;

@@ -51,6 +51,19 @@ std::string last_lines(std::string_view text, int count) {
 
 }  // namespace
 
+std::string skip_summary(const std::vector<ScenarioResult>& results) {
+  std::map<std::string, std::size_t> reasons;
+  for (const ScenarioResult& result : results) {
+    if (result.status() == ResultStatus::Skipped) ++reasons[result.outcome.detail];
+  }
+  std::vector<std::pair<std::string, std::size_t>> ordered(reasons.begin(), reasons.end());
+  std::stable_sort(ordered.begin(), ordered.end(), [](const auto& a, const auto& b) { return a.second > b.second; });
+  std::string text;
+  for (const auto& [reason, count] : ordered)
+    text += "SKIP " + std::to_string(count) + (count == 1 ? " run: " : " runs: ") + reason + "\n";
+  return text;
+}
+
 std::string conformance_matrix(const std::vector<ScenarioResult>& results) {
   std::vector<std::string> implementations;
   std::vector<std::string> scenarios;
@@ -67,7 +80,7 @@ std::string conformance_matrix(const std::vector<ScenarioResult>& results) {
   if (scenarios.empty()) return "";
   std::size_t first_width = 8;
   for (const std::string& scenario : scenarios) first_width = std::max(first_width, scenario.size() + 2);
-  std::string text = "conformance (ok: as expected, FAIL: not, skip: the reason is on its line)\n";
+  std::string text = "conformance (ok: as expected, FAIL: not, skip: its reason is on a SKIP line)\n";
   std::string header = padded("scenario", first_width);
   std::vector<std::size_t> widths;
   for (const std::string& implementation : implementations) {

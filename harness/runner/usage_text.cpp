@@ -18,7 +18,7 @@ std::string usage_text() {
   gilsan suite [PATH...] [--driver auto|real|sim] [--profile FILE] [--timeout SECONDS] [--max-rss SIZE]
                          [--python-env VENV] [--junit FILE] [--json FILE] [--markdown FILE] [--filter TEXT]
                          [--quiet-ms N] [--sanitize on|off] [--impl NAME,...] [--jobs N]
-                         [--shard I/N] [--under 'TOOL ARGS'] [--sarif FILE]
+                         [--shard I/N] [--under 'TOOL ARGS'] [--sarif FILE] [--allow-empty] [--verbose]
   gilsan merge RESULTS.json... [--json FILE] [--junit FILE] [--sarif FILE] [--markdown FILE]
                          [--compare OTHER.json]
   gilsan probe [--driver auto|real|sim] [--profile IN] [-o PROFILE.json] [--markdown FILE]
@@ -77,6 +77,9 @@ bench   measures host_launch against the raw driver and its peers, medians of in
   --shard        run only the I-th of N shares of the suite (CI spreads a suite over machines; gilsan
                  merge joins their --json files)
   --filter       only scenarios whose path contains TEXT
+  --allow-empty  (suite) a selection of no run passes; without it, no scenario under the PATHs, a
+                 --filter or --shard that leaves none, is a usage error (exit 2)
+  --verbose      (suite) a line per skipped run too; without it, one SKIP line per reason with its count
   --under        run the scenario child under a tool, e.g. 'valgrind --tool=helgrind' (split like a shell
                  command, no shell run); the timeout and --quiet-ms are multiplied by )" +
          std::to_string(kUnderTimeoutFactor) + R"(

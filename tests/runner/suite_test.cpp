@@ -118,7 +118,7 @@ TEST(SuiteMatrix, OneRowPerScenarioOneColumnPerImplementation) {
       result_of("order.py", "cupy", kPass, Outcome{OutcomeKind::Skipped, "cupy is not installed"}),
   };
   EXPECT_EQ(conformance_matrix(results),
-            "conformance (ok: as expected, FAIL: not, skip: the reason is on its line)\n"
+            "conformance (ok: as expected, FAIL: not, skip: its reason is on a SKIP line)\n"
             "scenario  reference  cupy\n"
             "hang.py   ok         FAIL\n"
             "order.py  ok         skip\n");
