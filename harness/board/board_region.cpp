@@ -39,7 +39,7 @@ std::string choose_parent_directory(const BoardRegionOptions& options) {
 }  // namespace
 
 BoardRegion BoardRegion::create(const BoardRegionOptions& options) {
-  std::string pattern = choose_parent_directory(options) + "/gilsan-board-XXXXXX";
+  std::string pattern = choose_parent_directory(options) + "/" + options.name + "-XXXXXX";
   std::vector<char> buffer(pattern.begin(), pattern.end());
   buffer.push_back('\0');
   if (::mkdtemp(buffer.data()) == nullptr) fail("cannot create directory", pattern, errno);

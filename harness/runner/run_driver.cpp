@@ -11,6 +11,7 @@
 
 #include "harness/driver/driver_selection.h"
 #include "harness/driver/install_layout.h"
+#include "harness/runner/run_folders.h"
 
 namespace gilsan {
 namespace {
@@ -61,10 +62,7 @@ DriverFolder::DriverFolder(const RunDriver& driver, bool forward) : driver_(driv
     linked_library_ = forwarding_driver_path();
   }
   if (linked_library_.empty()) return;
-  std::string pattern = temporary_root() + "/gilsan-driver-XXXXXX";
-  if (::mkdtemp(pattern.data()) == nullptr)
-    throw std::system_error(errno, std::generic_category(), "cannot make a driver folder in " + temporary_root());
-  folder_ = pattern;
+  folder_ = make_run_folder(temporary_root(), "driver");
   const std::filesystem::path link = std::filesystem::path(folder_) / "libcuda.so.1";
   std::error_code error;
   std::filesystem::create_symlink(std::filesystem::absolute(linked_library_), link, error);

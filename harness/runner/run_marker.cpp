@@ -19,8 +19,9 @@
 namespace gilsan {
 namespace {
 
-// True when the NUL-separated environment block of `pid` holds `entry` as one of its strings.
-bool environment_holds(pid_t pid, const std::string& entry) {
+// True when the NUL-separated environment block of `pid` holds `entry` as one of its strings, or with
+// `prefix`, a string that begins with `entry`.
+bool environment_holds(pid_t pid, const std::string& entry, bool prefix) {
   UniqueFd file(::open(("/proc/" + std::to_string(pid) + "/environ").c_str(), O_RDONLY | O_CLOEXEC));
   if (!file.valid()) return false;  // gone, or not ours to read
   std::string block;
@@ -35,7 +36,7 @@ bool environment_holds(pid_t pid, const std::string& entry) {
   for (std::size_t start = 0; start < block.size();) {
     const std::size_t end = block.find('\0', start);
     const std::string_view one(block.data() + start, (end == std::string::npos ? block.size() : end) - start);
-    if (one == entry) return true;
+    if (prefix ? one.starts_with(entry) : one == entry) return true;
     if (end == std::string::npos) break;
     start = end + 1;
   }
@@ -57,21 +58,32 @@ std::string new_run_marker() {
          std::to_string(now.tv_sec) + "." + std::to_string(now.tv_nsec);
 }
 
-std::vector<pid_t> processes_with_marker(const std::string& marker) {
+namespace {
+
+std::vector<pid_t> processes_whose_marker(const std::string& entry, bool prefix) {
   std::vector<pid_t> found;
   DIR* proc = ::opendir("/proc");
   if (proc == nullptr) return found;
-  const std::string entry = std::string(kRunMarkerVariable) + "=" + marker;
   const pid_t self = ::getpid();
   while (const dirent* item = ::readdir(proc)) {
     char* end = nullptr;
     const long pid = std::strtol(item->d_name, &end, 10);
     if (end == item->d_name || *end != '\0' || pid <= 0 || pid == self) continue;
     // Only our own user's processes let us read their environment: the others are skipped.
-    if (environment_holds(static_cast<pid_t>(pid), entry)) found.push_back(static_cast<pid_t>(pid));
+    if (environment_holds(static_cast<pid_t>(pid), entry, prefix)) found.push_back(static_cast<pid_t>(pid));
   }
   ::closedir(proc);
   return found;
+}
+
+}  // namespace
+
+std::vector<pid_t> processes_with_marker(const std::string& marker) {
+  return processes_whose_marker(std::string(kRunMarkerVariable) + "=" + marker, false);
+}
+
+std::vector<pid_t> processes_of_runs_by(pid_t owner) {
+  return processes_whose_marker(std::string(kRunMarkerVariable) + "=" + std::to_string(owner) + "-", true);
 }
 
 int kill_marked_processes(const std::string& marker, std::chrono::milliseconds limit) {

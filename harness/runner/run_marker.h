@@ -26,6 +26,10 @@ std::string new_run_marker();
 // The processes (other than this one) whose environment holds kRunMarkerVariable=marker.
 std::vector<pid_t> processes_with_marker(const std::string& marker);
 
+// The processes whose marker is of a run that the gilsan process `owner` started (new_run_marker's
+// first field): what run_guardian.h kills when that gilsan died without cleaning up.
+std::vector<pid_t> processes_of_runs_by(pid_t owner);
+
 // SIGKILLs every process with the marker until none is left or `limit` passes, reaping those that are
 // (or became) our children, by pid: other runs' children are never waited for here. Returns how many
 // processes it killed.

@@ -9,6 +9,7 @@
 #include <stdexcept>
 #include <system_error>
 
+#include "harness/runner/run_folders.h"
 #include "harness/runner/scenario_sanitizer.h"
 
 namespace gilsan {
@@ -29,10 +30,7 @@ std::optional<std::string> read_file(const std::filesystem::path& path) {
 
 SanitizerReportFolder::SanitizerReportFolder() {
   const char* tmpdir = std::getenv("TMPDIR");
-  std::string pattern = std::string(tmpdir != nullptr && *tmpdir != '\0' ? tmpdir : "/tmp") + "/gilsan-sanitizer-XXXXXX";
-  if (::mkdtemp(pattern.data()) == nullptr)
-    throw std::system_error(errno, std::generic_category(), "cannot make a folder for the sanitizer's report");
-  folder_ = pattern;
+  folder_ = make_run_folder(tmpdir != nullptr && *tmpdir != '\0' ? tmpdir : "/tmp", "sanitizer");
 }
 
 SanitizerReportFolder::~SanitizerReportFolder() {

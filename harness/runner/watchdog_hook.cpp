@@ -18,6 +18,7 @@
 #include "harness/board/board_layout.h"
 #include "harness/board/board_region.h"
 #include "harness/runner/process_group.h"
+#include "harness/runner/run_folders.h"
 #include "harness/watchdog/report.h"
 
 namespace gilsan {
@@ -53,7 +54,7 @@ bool running_under_valgrind() {
 WatchdogHook::WatchdogHook(WatchdogSettings settings, watchdog::DriverCallBlocksPredicate blocks_while_host_function_runs)
     : settings_(std::move(settings)),
       blocks_(std::move(blocks_while_host_function_runs)),
-      guard_(board::BoardRegion::create()) {
+      guard_(board::BoardRegion::create({.name = run_folder_prefix("board", ::getpid())})) {
   int ends[2];
   if (::pipe2(ends, O_CLOEXEC) != 0) throw std::system_error(errno, std::generic_category(), "pipe2");
   python_stack_read_ = moved_high(ends[0]);
