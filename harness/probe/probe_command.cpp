@@ -15,6 +15,7 @@
 #include "harness/probe/probe_run.h"
 #include "harness/probe/profile_assembly.h"
 #include "harness/probe/profile_diff.h"
+#include "harness/profile/absent_entry_points.h"
 
 namespace gilsan::probe {
 namespace {
@@ -53,9 +54,12 @@ void configure_simulated_driver(const ProbeOptions& options) {
   ::setenv(std::string(kHeldByVariable).c_str(), options.held_by.c_str(), 1);  // NOLINT(concurrency-mt-unsafe): no thread yet
   if (options.profile) {
     ::setenv("GILSAN_SIM_PROFILE", options.profile->c_str(), 1);  // NOLINT(concurrency-mt-unsafe): no thread yet
+    // run_probe read it first and said what it lacks: the cases need not say it again, each in its log.
+    ::setenv(kProfileWarnedVariable, options.profile->c_str(), 1);  // NOLINT(concurrency-mt-unsafe): no thread yet
   } else {
     // Only --profile chooses, never a stale shell variable.
     ::unsetenv("GILSAN_SIM_PROFILE");  // NOLINT(concurrency-mt-unsafe): no thread yet
+    ::unsetenv(kProfileWarnedVariable);  // NOLINT(concurrency-mt-unsafe): no thread yet
   }
 }
 

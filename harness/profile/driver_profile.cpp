@@ -8,6 +8,7 @@
 #include <sstream>
 
 #include "harness/driver/driver_entry_points.h"
+#include "harness/profile/absent_entry_points.h"
 #include "harness/profile/profile_source_text.h"
 #include "harness/text/printable.h"
 
@@ -76,9 +77,7 @@ std::map<std::string, Enum> parse_behaviour_table(const ProfileSourceText& src, 
       src.fail_at_key(section, key, section + "." + key + " must be one of: " + allowed_values(names));
     out.emplace(key, names.at(value));
   }
-  for (const auto& entry : entries) {
-    if (!out.contains(entry)) src.fail_at_key(section, "", "missing entry point '" + entry + "' in " + section);
-  }
+  // Entry points it lacks are unmeasured or an error, decided over both tables (complete_call_tables).
   return out;
 }
 
@@ -264,6 +263,8 @@ DriverProfile parse_driver_profile(std::string_view json_text, const std::string
 
   profile.inside_host_function = parse_behaviour_table(src, root, "inside_host_function", inside_names());
   profile.while_host_function_runs = parse_behaviour_table(src, root, "while_host_function_runs", outside_names());
+  // Before anything is derived from the tables: what is derived from an unmeasured answer is too.
+  complete_call_tables(src, profile);
   profile.enqueued_work = version_1 ? enqueued_work_from_calls(profile.while_host_function_runs, profile.topology)
                                     : parse_enqueued_work(src, root);
   // A runtime cell a /2 profile lacks (written before it existed) is read as /1 reads every cell.
@@ -293,6 +294,8 @@ DriverProfile parse_driver_profile(std::string_view json_text, const std::string
       profile.unmeasured.push_back(text);
     }
   }
+  // After the file's own list, with the derived runtime cells: those of the entry points it lacks.
+  for (const std::string& cell : absent_entry_point_cells(profile)) derived_cells.push_back(cell);
   for (const std::string& cell : derived_cells)
     if (std::find(profile.unmeasured.begin(), profile.unmeasured.end(), cell) == profile.unmeasured.end())
       profile.unmeasured.push_back(cell);
@@ -309,7 +312,9 @@ DriverProfile load_driver_profile(const std::string& path) {
   if (!in) throw DriverProfileError(printable(path) + ":1: cannot open driver profile");
   std::stringstream buffer;
   buffer << in.rdbuf();
-  return parse_driver_profile(buffer.str(), path);
+  DriverProfile profile = parse_driver_profile(buffer.str(), path);
+  warn_about_absent_entry_points(profile, path);
+  return profile;
 }
 
 std::string to_json(const DriverProfile& profile) {

@@ -75,6 +75,10 @@ struct DriverProfile {
   // "enqueued_work_while_host_function_runs.MODE.CELL" / "eager_call_overrides.TABLE.cuX" cells that
   // were assumed, not measured.
   std::vector<std::string> unmeasured;
+  // Entry points of the driver table that the profile's file lists in neither call table (it was
+  // written before they were added), sorted: their cells hold the unmeasured answers and are in
+  // `unmeasured` (absent_entry_points.h). Not written by to_json, which writes those answers.
+  std::vector<std::string> absent_entry_points;
 
   // Behaviour of an entry point; throws std::out_of_range for a name the profile does not list.
   InsideBehaviour inside(std::string_view entry_point) const;
@@ -108,7 +112,10 @@ std::map<ModuleLoading, EnqueuedWorkTable> enqueued_work_from_calls(
     const std::map<std::string, OutsideBehaviour>& while_host_function_runs, const DriverProfileTopology& topology);
 
 // Parses a profile (/2, or /1 with its enqueued work derived). `source` names it in errors, which read "SOURCE:LINE: message" and name the key.
+// An entry point the file lists in neither call table is unmeasured, not an error (absent_entry_points.h).
 DriverProfile parse_driver_profile(std::string_view json_text, const std::string& source);
+// Reads and parses the file; says in one line on stderr which entry points it lacks, once per process
+// (warn_about_absent_entry_points).
 DriverProfile load_driver_profile(const std::string& path);
 // Canonical JSON (sorted keys, two-space indent, trailing newline): parse(to_json(p)) == p.
 std::string to_json(const DriverProfile& profile);

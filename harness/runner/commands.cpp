@@ -165,18 +165,19 @@ int report_suite(const std::vector<ScenarioResult>& results, const SuiteSummary&
 }
 
 // --compare's results, or why they cannot be used; nullopt with no --compare.
-std::optional<ComparedRun> read_compared(const MergeCommand& command, const std::string& driver, std::string& error) {
+std::optional<ComparedRun> read_compared(const MergeCommand& command, const std::string& driver,
+                                         const std::vector<ScenarioResult>& results, std::string& error) {
   if (command.compare_paths.empty()) return std::nullopt;
   RunSettings other;
   ComparedRun compared;
   try {
     compared.results = read_suite_results(command.compare_paths, other);
+    compared.driver = other.driver_request;
+    check_comparable(compared, driver, results);
   } catch (const std::runtime_error& failure) {
     error = std::string("--compare ") + failure.what();
     return std::nullopt;
   }
-  compared.driver = other.driver_request;
-  if (compared.driver == driver) error = "--compare needs results of the other driver; both are of the " + driver + " driver";
   return compared;
 }
 
@@ -193,7 +194,7 @@ int merge_command(const MergeCommand& command) {
     error = failure.what();
   }
   // Every input is read before anything is written: a bad one leaves no partial output.
-  if (error.empty()) compared = read_compared(command, settings.run.driver_request, error);
+  if (error.empty()) compared = read_compared(command, settings.run.driver_request, results, error);
   if (!error.empty()) {
     std::cerr << "gilsan merge: " << error << "\n";
     return kExitUsage;

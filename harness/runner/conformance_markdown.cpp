@@ -4,6 +4,7 @@
 #include <map>
 
 #include "harness/runner/suite_matrix.h"
+#include "harness/runner/suite_merge.h"
 
 namespace gilsan {
 namespace {
@@ -46,9 +47,19 @@ void add_once(std::vector<T>& list, const T& value) {
   if (std::find(list.begin(), list.end(), value) == list.end()) list.push_back(value);
 }
 
+// A side of the comparison: its kind of driver, and its driver version where both sides are of one
+// kind (gilsan merge compares those only when their versions differ), e.g. "real 580.159.04".
+std::string side_label(const std::string& driver, const std::vector<ScenarioResult>& results, bool same_kind) {
+  const std::string version = same_kind ? reported_driver_version(results) : "";
+  return version.empty() ? driver : driver + " " + version;
+}
+
 // Runs of `results` and `compared` that both drivers ran (neither skipped) and that ended differently.
 std::string differences(const std::vector<ScenarioResult>& results, const std::string& driver,
                         const ComparedRun& compared) {
+  const bool same_kind = driver == compared.driver;
+  const std::string ours = side_label(driver, results, same_kind);
+  const std::string theirs = side_label(compared.driver, compared.results, same_kind);
   std::map<std::pair<std::string, std::string>, const ScenarioResult*> other;
   for (const ScenarioResult& result : compared.results)
     if (result.implementation) other[{result.scenario, *result.implementation}] = &result;
@@ -64,10 +75,10 @@ std::string differences(const std::vector<ScenarioResult>& results, const std::s
     rows += "| " + result.scenario + " | " + *result.implementation + " | `" + result.outcome.to_string() + "` | `" +
             found->second->outcome.to_string() + "` |\n";
   }
-  std::string text = "\n## Where the " + driver + " and the " + compared.driver + " driver differ\n\n" +
+  std::string text = "\n## Where the " + ours + " and the " + theirs + " driver differ\n\n" +
                      std::to_string(both) + " runs ran on both drivers (skipped or void on either side: not compared); ";
   if (rows.empty()) return text + "every one ended the same way.\n";
-  return text + "these did not:\n\n| scenario | implementation | " + driver + " | " + compared.driver + " |\n" +
+  return text + "these did not:\n\n| scenario | implementation | " + ours + " | " + theirs + " |\n" +
          "| --- | --- | --- | --- |\n" + rows;
 }
 

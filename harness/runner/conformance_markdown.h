@@ -11,7 +11,8 @@
 
 namespace gilsan {
 
-// The same catalogue on the other driver, to say where the two differ (gilsan merge --compare).
+// The same catalogue on another driver, or another version of the same driver, to say where the two
+// differ (gilsan merge --compare).
 struct ComparedRun {
   std::vector<ScenarioResult> results;
   std::string driver;
@@ -19,7 +20,8 @@ struct ComparedRun {
 
 // `driver` is the kind the runs used (real, sim); `command` the command line that made the results,
 // shown so that a reader can run it again. With `compared`, a last section lists the runs whose outcome
-// differs between the two drivers (runs skipped on either side are not compared).
+// differs between the two drivers (runs skipped on either side are not compared); where both are of
+// one kind, its heading and columns name each side's driver version ("real 580.159.04").
 std::string conformance_markdown(const std::vector<ScenarioResult>& results, const std::string& driver,
                                  const std::string& command, const ComparedRun* compared = nullptr);
 

@@ -91,6 +91,7 @@ SuiteResultsDocument parse_suite_results(std::string_view text, const std::strin
 std::vector<ScenarioResult> read_suite_results(const std::vector<std::string>& paths, RunSettings& settings) {
   std::vector<ScenarioResult> results;
   std::set<std::pair<std::string, std::string>> seen;
+  std::string version;  // of the first input that names one: a report labels the whole set with it
   for (const std::string& path : paths) {
     SuiteResultsDocument document = parse_suite_results(read_text(path), path);
     if (settings.driver_request.empty() || settings.driver_request == "auto") {
@@ -99,6 +100,13 @@ std::vector<ScenarioResult> read_suite_results(const std::vector<std::string>& p
       throw std::runtime_error(path + ": a run on the " + document.driver + " driver, the others on the " +
                                settings.driver_request + " driver: one suite at a time");
     }
+    const std::string document_version = reported_driver_version(document.results);
+    if (version.empty()) {
+      version = document_version;
+    } else if (!document_version.empty() && document_version != version) {
+      throw std::runtime_error(printable(path + ": a run on driver " + document_version + ", the others on driver " +
+                                         version + ": one suite at a time"));
+    }
     for (ScenarioResult& result : document.results) {
       if (!seen.insert({result.scenario, result.implementation.value_or("")}).second)
         throw std::runtime_error(printable(path + ": " + result.scenario + " is in two shards"));
@@ -106,6 +114,34 @@ std::vector<ScenarioResult> read_suite_results(const std::vector<std::string>& p
     }
   }
   return results;
+}
+
+std::string driver_version_in(std::string_view platform) {
+  constexpr std::string_view kMarker = ", driver ";
+  const auto at = platform.find(kMarker);
+  if (at == std::string_view::npos) return "";
+  const std::string_view rest = platform.substr(at + kMarker.size());
+  return std::string(rest.substr(0, rest.find_first_of(",;")));
+}
+
+std::string reported_driver_version(const std::vector<ScenarioResult>& results) {
+  for (const ScenarioResult& result : results)
+    if (result.run.report.platform)
+      if (std::string version = driver_version_in(*result.run.report.platform); !version.empty()) return version;
+  return "";
+}
+
+void check_comparable(const ComparedRun& compared, const std::string& driver, const std::vector<ScenarioResult>& results) {
+  if (compared.driver != driver) return;
+  // One kind of driver on both sides: only their driver versions can tell the two runs apart.
+  const std::string ours = reported_driver_version(results);
+  const std::string theirs = reported_driver_version(compared.results);
+  const std::string lacking = "needs results of another driver or driver version: both are of the " + driver + " driver";
+  if (ours.empty() && theirs.empty()) throw std::runtime_error(lacking + ", and neither names its driver version");
+  if (ours.empty() || theirs.empty())
+    throw std::runtime_error(lacking + ", and the " + (ours.empty() ? "merged" : "--compare") +
+                             " results name no driver version in their platform");
+  if (ours == theirs) throw std::runtime_error(printable(lacking + " " + ours));
 }
 
 }  // namespace gilsan

@@ -8,6 +8,7 @@
 #include <string_view>
 #include <vector>
 
+#include "harness/runner/conformance_markdown.h"
 #include "harness/runner/scenario_run.h"
 
 namespace gilsan {
@@ -18,7 +19,7 @@ struct MergeCommand {
   std::optional<std::string> junit_path;
   std::optional<std::string> sarif_path;
   std::optional<std::string> markdown_path;
-  std::vector<std::string> compare_paths;  // --compare: the same catalogue on the other driver (Markdown)
+  std::vector<std::string> compare_paths;  // --compare: the same catalogue on another driver or driver version (Markdown)
   std::string command_line;
 };
 
@@ -32,9 +33,24 @@ struct SuiteResultsDocument {
 SuiteResultsDocument parse_suite_results(std::string_view text, const std::string& source);
 
 // Every result of every input, in the inputs' order; a (scenario, implementation) pair found twice is
-// an error (the shards overlap). A document may declare runs void in a "void" object
+// an error (the shards overlap), and so are inputs of two kinds of driver or two driver versions (one
+// suite at a time). A document may declare runs void in a "void" object
 // {"conformance/x.py [cupy]": "why"}: those come back skipped, their reason naming the outcome they had. Throws std::runtime_error with one line naming the file and what is
 // wrong with it.
 std::vector<ScenarioResult> read_suite_results(const std::vector<std::string>& paths, RunSettings& settings);
+
+// The driver version in a run's platform: what follows ", driver " ("NVIDIA H200, CUDA driver API 13.0,
+// driver 580.159.04; Python 3.12.3" gives "580.159.04"); "" when it names none (the simulated driver has
+// no version, and a machine without NVML does not tell it).
+std::string driver_version_in(std::string_view platform);
+// The driver version the first of `results` that names one reports; "".
+std::string reported_driver_version(const std::vector<ScenarioResult>& results);
+
+// gilsan merge --compare: whether `compared` may be compared with `results` of the `driver` kind. It
+// must be of another kind of driver, or of the same kind with another driver version (a driver
+// update): a run that cannot be told apart from the other would make a table of nothing. Throws
+// std::runtime_error with one line saying what "--compare " lacks ("needs results of another driver
+// or driver version: both are of the real driver 580.159.04").
+void check_comparable(const ComparedRun& compared, const std::string& driver, const std::vector<ScenarioResult>& results);
 
 }  // namespace gilsan

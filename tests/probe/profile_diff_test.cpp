@@ -49,5 +49,30 @@ TEST(ProfileDiff, ListsEveryChangedCellOncePerLineInAFixedOrder) {
   EXPECT_EQ(diff_profiles(b, a), back);
 }
 
+// `profile` as a file written before the driver table had `entry` reads: listing it in neither table.
+DriverProfile without(DriverProfile profile, const std::string& entry) {
+  profile.inside_host_function.erase(entry);
+  profile.while_host_function_runs.erase(entry);
+  return parse_driver_profile(to_json(profile), "older.json");
+}
+
+// An entry point only one of the two lists is one line, whatever the other's unmeasured answers are;
+// one that both lack is no line.
+TEST(ProfileDiff, AnEntryPointOneProfileLacksIsNewOrRemoved) {
+  const DriverProfile current = shipped();
+  DriverProfile older = without(current, "cuDeviceGetUuid");
+  ASSERT_EQ(older.inside("cuDeviceGetUuid"), InsideBehaviour::Allowed);
+  ASSERT_EQ(current.inside("cuDeviceGetUuid"), InsideBehaviour::NotPermitted);
+  EXPECT_EQ(diff_profiles(older, current),
+            std::vector<std::string>{
+                "new entry point cuDeviceGetUuid: inside_host_function not-permitted, while_host_function_runs returns"});
+  EXPECT_EQ(diff_profiles(current, older),
+            std::vector<std::string>{
+                "removed entry point cuDeviceGetUuid: inside_host_function not-permitted, while_host_function_runs returns"});
+  older.while_host_function_runs["cuMemFree"] = OutsideBehaviour::Returns;
+  EXPECT_EQ(diff_profiles(older, without(current, "cuDeviceGetUuid")),
+            std::vector<std::string>{"while_host_function_runs.cuMemFree: returns -> blocks"});
+}
+
 }  // namespace
 }  // namespace gilsan::probe
