@@ -1,18 +1,24 @@
 #include "checkers/core/report_text.h"
 
 #include "checkers/core/describe.h"
+#include "harness/text/frame_display.h"
 
 namespace gilsan::checkers {
 namespace {
 
+// A stack as a person reads it: the user's frames first, gilsan's own (the capture path, the lock
+// wrappers, the trampolines) left out, template arguments elided. The JSON report keeps every frame.
 void append_stack(std::string& text, const Stack& stack, const std::string& indent) {
   if (stack.empty()) {
     text += indent + "(no stack captured)\n";
     return;
   }
-  for (std::size_t i = 0; i < stack.size(); ++i) {
-    text += indent + "#" + std::to_string(i) + " " + stack[i] + "\n";
+  std::size_t shown = 0;
+  for (const std::string& frame : stack) {
+    if (gilsan::text::is_gilsan_frame_text(frame)) continue;
+    text += indent + "#" + std::to_string(shown++) + " " + gilsan::text::display_frame_text(frame) + "\n";
   }
+  if (shown == 0) text += indent + "(only gilsan's own frames; the JSON report has them)\n";
 }
 
 }  // namespace

@@ -20,10 +20,10 @@ class BoardError : public std::runtime_error {
 struct BoardRegionOptions {
   // Where the private directory goes. Empty: $TMPDIR if it names a directory, else /dev/shm, else /tmp.
   std::string parent_directory;
-  // The private directory's name before mkdtemp's "-XXXXXX" (the runner puts its pid in it: run_folders.h).
-  std::string name = "gilsan-board";
   // How long a crashing thread in the child waits for the parent's snapshot before dying.
   std::uint32_t crash_wait_ms = 2000;
+  // The private directory's name before mkdtemp's "-XXXXXX" (the runner puts its pid in it: run_folders.h).
+  std::string name = "gilsan-board";
 };
 
 class BoardRegion {

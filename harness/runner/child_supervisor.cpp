@@ -114,7 +114,8 @@ SupervisedRun ChildSupervisor::run() {
     }
     if (now >= deadline) {
       run.timed_out = true;
-      terminate(now);
+      for (SupervisionHook* hook : hooks_) hook->on_timeout(pid);
+      terminate(Clock::now());
       continue;
     }
     if (settings_.max_resident_bytes) {

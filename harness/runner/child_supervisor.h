@@ -34,6 +34,8 @@ class SupervisionHook {
   virtual void on_start(pid_t child) { (void)child; }
   // Every tick while the child runs and no verdict or timeout has ended the run.
   virtual std::optional<Verdict> on_tick(pid_t child) = 0;
+  // Once, when the run's timeout has passed, before the child is signalled: the last look at it alive.
+  virtual void on_timeout(pid_t child) { (void)child; }
 };
 
 struct SupervisionSettings {

@@ -4,20 +4,12 @@
 #include <vector>
 
 #include "harness/runner/command_line.h"
+#include "harness/text/lines.h"
 
 namespace gilsan {
 namespace {
 
-std::vector<std::string_view> lines_of(std::string_view text) {
-  std::vector<std::string_view> lines;
-  while (!text.empty()) {
-    const auto end = text.find('\n');
-    lines.push_back(text.substr(0, end));
-    if (end == std::string_view::npos) break;
-    text.remove_prefix(end + 1);
-  }
-  return lines;
-}
+using text::lines_of;
 
 bool indented(std::string_view line, std::size_t at_least) {
   return line.size() > at_least && line.find_first_not_of(' ') >= at_least;

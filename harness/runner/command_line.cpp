@@ -52,6 +52,7 @@ RunCommand parse_run(Arguments arguments) {
   table.value("--impl", [&command](const std::string& value) { command.settings.implementation = checked_implementation(value); });
   table.value("--report", [&command](const std::string& value) { command.format = checked_report(value); });
   table.value("--sarif", [&command](const std::string& value) { command.sarif_path = checked_output("--sarif", value); });
+  table.value("--sarif-root", [&command](const std::string& value) { command.sarif_root = checked_sarif_root(value); });
   table.value("-o,--output", [&command](const std::string& value) { command.output_path = checked_output("-o", value); });
   table.value("--dot", [&command](const std::string& value) { command.settings.watchdog.dot_path = checked_output("--dot", value); });
   std::vector<std::string> operands;
@@ -81,6 +82,7 @@ SuiteCommand parse_suite(Arguments arguments) {
   add_run_options(table, settings.run);
   table.value("--junit", [&settings](const std::string& value) { settings.junit_path = checked_output("--junit", value); });
   table.value("--sarif", [&settings](const std::string& value) { settings.sarif_path = checked_output("--sarif", value); });
+  table.value("--sarif-root", [&settings](const std::string& value) { settings.sarif_root = checked_sarif_root(value); });
   table.value("--json", [&settings](const std::string& value) { settings.json_path = checked_output("--json", value); });
   table.value("--markdown", [&settings](const std::string& value) { settings.markdown_path = checked_output("--markdown", value); });
   table.value("--impl", [&settings](const std::string& value) { settings.implementations = checked_implementations(value); });
@@ -104,6 +106,7 @@ MergeCommand parse_merge(Arguments arguments) {
   table.value("--json", [&command](const std::string& value) { command.json_path = checked_output("--json", value); });
   table.value("--junit", [&command](const std::string& value) { command.junit_path = checked_output("--junit", value); });
   table.value("--sarif", [&command](const std::string& value) { command.sarif_path = checked_output("--sarif", value); });
+  table.value("--sarif-root", [&command](const std::string& value) { command.sarif_root = checked_sarif_root(value); });
   table.value("--markdown", [&command](const std::string& value) { command.markdown_path = checked_output("--markdown", value); });
   table.repeatable("--compare", [&command](const std::string& value) { command.compare_paths.push_back(value); });
   table.operands(command.inputs);

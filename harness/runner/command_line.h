@@ -18,7 +18,8 @@
 
 namespace gilsan {
 
-enum class ReportFormat { Text, Json };
+// Text: the short report a person reads; Full: with every thread and native frame; Json: everything.
+enum class ReportFormat { Text, Full, Json };
 
 struct HelpCommand {
   std::string command;  // `gilsan help COMMAND`, `gilsan COMMAND --help`; empty: `gilsan --help`
@@ -31,6 +32,7 @@ struct RunCommand {
   std::optional<std::string> output_path;  // -o: the report goes there, a one-line summary to stdout
   std::optional<std::string> expect;       // --expect, for a program (settings.program)
   std::optional<std::string> sarif_path;   // --sarif: the run's failure as SARIF (sarif_report.h)
+  std::optional<std::string> sarif_root;   // --sarif-root: SARIF's URIs relative to it (default_sarif_root)
 };
 
 struct SuiteCommand {

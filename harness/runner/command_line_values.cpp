@@ -56,8 +56,9 @@ bool checked_sanitize(const std::string& value) {
 }
 
 ReportFormat checked_report(const std::string& value) {
-  if (value != "text" && value != "json") throw UsageError("--report must be text or json, not '" + value + "'");
-  return value == "json" ? ReportFormat::Json : ReportFormat::Text;
+  if (value != "text" && value != "full" && value != "json")
+    throw UsageError("--report must be text, full or json, not '" + value + "'");
+  return value == "json" ? ReportFormat::Json : value == "full" ? ReportFormat::Full : ReportFormat::Text;
 }
 
 unsigned checked_jobs(const std::string& value) {
@@ -91,6 +92,13 @@ std::string checked_profile(const std::string& value) {
 std::string checked_output(std::string_view option, const std::string& value) {
   if (const std::optional<std::string> why = why_unwritable(value)) throw UsageError(std::string(option) + " " + value + ": " + *why);
   return value;
+}
+
+std::string checked_sarif_root(const std::string& value) {
+  std::error_code error;
+  if (value.empty() || !std::filesystem::is_directory(value, error))
+    throw UsageError("--sarif-root " + value + ": not a folder (SARIF's URIs are made relative to it)");
+  return std::filesystem::absolute(value, error).lexically_normal().string();
 }
 
 std::string checked_implementation(const std::string& name) {

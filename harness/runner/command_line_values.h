@@ -20,7 +20,7 @@ double checked_timeout(const std::string& value);                     // positiv
 std::chrono::milliseconds checked_quiet(const std::string& value);    // 1 to 3600000 ms
 std::size_t checked_max_rss(const std::string& value);                 // 512M, 2G
 bool checked_sanitize(const std::string& value);                      // on or off
-ReportFormat checked_report(const std::string& value);                // text or json
+ReportFormat checked_report(const std::string& value);                // text, full or json
 unsigned checked_jobs(const std::string& value);                      // 1 to 256
 std::pair<unsigned, unsigned> checked_shard(const std::string& value);  // i/n, 1 <= i <= n
 
@@ -30,6 +30,9 @@ std::string checked_profile(const std::string& value);
 
 // An output file, proven writable now (output_path.h); `option` names it in the error.
 std::string checked_output(std::string_view option, const std::string& value);
+
+// --sarif-root: an existing folder, returned absolute and normalized (sarif_report.h).
+std::string checked_sarif_root(const std::string& value);
 
 // A built-in implementation or an adapter of one's own (package.module:Class); and a comma list of them.
 std::string checked_implementation(const std::string& name);

@@ -15,6 +15,8 @@
 #include "harness/runner/interrupt_hook.h"
 #include "harness/runner/junit_report.h"
 #include "harness/runner/output_path.h"
+#include "harness/runner/run_folders.h"
+#include "harness/runner/run_guardian.h"
 #include "harness/runner/run_progress.h"
 #include "harness/runner/run_report.h"
 #include "harness/runner/sarif_report.h"
@@ -101,6 +103,10 @@ std::string command_line_of(const std::vector<std::string>& program) {
 }  // namespace
 
 int run_command(const RunCommand& command) {
+  // First, before any thread: nothing this run starts may outlive it (run_guardian.h), and what killed
+  // runs left behind goes (run_folders.h).
+  const RunGuardian guardian;
+  remove_leftovers_of_dead_runs(temporary_folders());
   const bool program = !command.settings.program.empty();
   std::optional<ScenarioHeader> header = program ? program_header(command) : read_scenario_header(command.scenario);
   if (!header || !environment_is_usable("run")) return kExitUsage;
@@ -126,7 +132,9 @@ int run_command(const RunCommand& command) {
   const ScenarioResult result =
       run_scenario(name, *header, settings, hooks);
 
-  const std::string report = command.format == ReportFormat::Json ? json_report(result) : text_report(result);
+  const std::string report = command.format == ReportFormat::Json
+                                 ? json_report(result)
+                                 : text_report(result, command.format == ReportFormat::Full);
   if (command.output_path) {
     std::ofstream stream(*command.output_path, std::ios::binary | std::ios::trunc);
     stream << report;
@@ -141,7 +149,7 @@ int run_command(const RunCommand& command) {
   }
   if (command.sarif_path) {
     try {
-      write_results_file(*command.sarif_path, sarif_log({result}));
+      write_results_file(*command.sarif_path, sarif_log({result}, command.sarif_root.value_or(default_sarif_root())));
     } catch (const std::exception& error) {
       std::cerr << "gilsan run: " << error.what() << "\n";
       return kExitUsage;
@@ -206,7 +214,8 @@ int merge_command(const MergeCommand& command) {
     seconds += result.run.elapsed.count();
   }
   if (command.junit_path) write_results_file(*command.junit_path, junit_xml(results, seconds));
-  if (command.sarif_path) write_results_file(*command.sarif_path, sarif_log(results));
+  if (command.sarif_path)
+    write_results_file(*command.sarif_path, sarif_log(results, command.sarif_root.value_or(default_sarif_root())));
   if (command.json_path) write_results_file(*command.json_path, suite_results_json(results, settings.run, seconds));
   if (command.markdown_path)
     write_results_file(*command.markdown_path, conformance_markdown(results, settings.run.driver_request,
@@ -215,6 +224,8 @@ int merge_command(const MergeCommand& command) {
 }
 
 int suite_command(const SuiteCommand& command) {
+  const RunGuardian guardian;  // as run_command's
+  remove_leftovers_of_dead_runs(temporary_folders());
   if (!environment_is_usable("suite") || !sanitizer_options_are_usable(command.settings.run)) return kExitUsage;
   SuiteSettings settings = command.settings;
   if (!choose_driver(settings.run)) return kExitUsage;

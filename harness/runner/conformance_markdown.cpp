@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <map>
 
-#include "harness/runner/suite_matrix.h"
+#include "harness/runner/failure_excerpt.h"
 #include "harness/runner/suite_merge.h"
 
 namespace gilsan {

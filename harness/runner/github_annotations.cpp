@@ -2,6 +2,9 @@
 
 #include <cstdlib>
 
+#include "harness/runner/failure_excerpt.h"
+#include "harness/runner/reported_line.h"
+
 namespace gilsan {
 
 bool github_actions_requested() {
@@ -41,9 +44,14 @@ std::string github_annotations(const std::vector<ScenarioResult>& results) {
     const std::string what = "expected " + result.header.expect.to_string() + ", got " + result.outcome.to_string();
     const std::string title = status == ResultStatus::HarnessError ? "gilsan: harness error" : "gilsan: " + what;
     const std::string name = result.scenario + (result.implementation ? " [" + *result.implementation + "]" : "");
-    // Line 1: the header that states the expectation starts the file.
-    out += "::error file=" + escape_annotation_property(result.scenario) + ",line=1,title=" +
-           escape_annotation_property(title) + "::" + escape_annotation_message(name + ": " + what) + "\n";
+    // The line the report names (the blocking call, the raise), else the header's first line, which
+    // states the expectation; the message carries the excerpt, the whole cycle with it.
+    const int line = reported_line(result).value_or(1);
+    std::string message = name + ": " + what;
+    if (const std::string excerpt = failure_excerpt(result); !excerpt.empty()) message += "\n" + excerpt;
+    while (!message.empty() && message.back() == '\n') message.pop_back();
+    out += "::error file=" + escape_annotation_property(result.scenario) + ",line=" + std::to_string(line) +
+           ",title=" + escape_annotation_property(title) + "::" + escape_annotation_message(message) + "\n";
   }
   return out;
 }

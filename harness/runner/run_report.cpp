@@ -95,7 +95,7 @@ std::string sanitizer_line(const std::optional<SanitizerFindings>& findings) {
 
 }  // namespace
 
-std::string text_report(const ScenarioResult& result) {
+std::string text_report(const ScenarioResult& result, bool full) {
   const SupervisedRun& run = result.run;
   const ChildReport& report = run.report;
   const bool program = result.run.report.program.has_value();
@@ -127,7 +127,7 @@ std::string text_report(const ScenarioResult& result) {
 
   if (run.verdict && !run.verdict->explanation.empty()) section(text, "verdict", run.verdict->explanation);
   if (result.watchdog) {
-    section(text, "watchdog report", result.watchdog->text);
+    section(text, "watchdog report", full ? result.watchdog->full_text : result.watchdog->text);
     if (result.watchdog->dot_error) text += "WARNING: " + *result.watchdog->dot_error + "\n";
   }
   if (result.sanitizer && !result.sanitizer->text.empty()) section(text, "sanitizer report", result.sanitizer->text);
@@ -158,6 +158,7 @@ ordered_json watchdog_json(const ScenarioResult& result) {
   document["dot_error"] = optional_json(findings.dot_error);
   // The text form too, for tools that show the report to a person (the pytest plugin's failure text).
   document["text"] = findings.text;
+  document["full_text"] = findings.full_text;
   return document;
 }
 

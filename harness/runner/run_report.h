@@ -17,7 +17,8 @@ std::string_view to_string(ResultStatus status);
 // "SKIP  path  reason". No trailing newline.
 std::string one_line_report(const ScenarioResult& result);
 
-std::string text_report(const ScenarioResult& result);
+// The report for a person; `full`: the watchdog's report with every thread and frame (--report full).
+std::string text_report(const ScenarioResult& result, bool full = false);
 std::string json_report(const ScenarioResult& result);
 
 }  // namespace gilsan

@@ -1,6 +1,7 @@
 #include "harness/runner/sarif_report.h"
 
-#include <charconv>
+#include <cctype>
+#include <filesystem>
 #include <map>
 #include <optional>
 #include <string_view>
@@ -8,6 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include "harness/runner/explanations.h"
+#include "harness/runner/reported_line.h"
 
 namespace gilsan {
 namespace {
@@ -16,32 +18,47 @@ using nlohmann::json;
 
 constexpr const char* kSchemaUri = "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json";
 
-// The line of `scenario` a stack frame names ("file.py:12" or Python's 'File "file.py", line 12').
-std::optional<int> line_in(std::string_view frame, std::string_view scenario) {
-  const std::string_view base = scenario.substr(scenario.rfind('/') == std::string_view::npos ? 0 : scenario.rfind('/') + 1);
-  for (std::size_t at = frame.find(base); at != std::string_view::npos; at = frame.find(base, at + 1)) {
-    std::string_view rest = frame.substr(at + base.size());
-    if (rest.starts_with("\", line ")) rest.remove_prefix(8);
-    else if (rest.starts_with(":")) rest.remove_prefix(1);
-    else continue;
-    int line = 0;
-    const auto [end, error] = std::from_chars(rest.data(), rest.data() + rest.size(), line);
-    if (error == std::errc() && end != rest.data() && line > 0) return line;
-  }
-  return std::nullopt;
-}
-
 // The scenario's line named by the first frame of `stacks` that names it.
 std::optional<int> first_line(const std::vector<const json*>& stacks, std::string_view scenario) {
   for (const json* stack : stacks)
     for (const json& frame : *stack)
       if (frame.is_string())
-        if (std::optional<int> line = line_in(frame.get_ref<const std::string&>(), scenario)) return line;
+        if (std::optional<int> line = line_named(frame.get_ref<const std::string&>(), scenario)) return line;
   return std::nullopt;
 }
 
-json scenario_location(const std::string& scenario, int line) {
-  return {{"physicalLocation", {{"artifactLocation", {{"uri", scenario}}}, {"region", {{"startLine", line}}}}}};
+constexpr const char* kRootId = "SRCROOT";
+
+// RFC 3986: everything but unreserved characters and '/' percent-encoded.
+std::string uri_encoded(std::string_view path) {
+  static constexpr char kHex[] = "0123456789ABCDEF";
+  std::string encoded;
+  for (const char c : path) {
+    const auto byte = static_cast<unsigned char>(c);
+    if (std::isalnum(byte) != 0 || c == '-' || c == '.' || c == '_' || c == '~' || c == '/') {
+      encoded += c;
+    } else {
+      encoded += '%';
+      encoded += kHex[byte >> 4];
+      encoded += kHex[byte & 0xF];
+    }
+  }
+  return encoded;
+}
+
+std::string file_uri(const std::filesystem::path& absolute) { return "file://" + uri_encoded(absolute.string()); }
+
+// The scenario relative to the root (with SRCROOT), or an absolute file URI when it lies outside.
+json artifact_location(const std::string& scenario, const std::string& root) {
+  std::error_code error;
+  const std::filesystem::path absolute = std::filesystem::absolute(scenario, error).lexically_normal();
+  const std::filesystem::path relative = absolute.lexically_relative(root);
+  if (!relative.empty() && *relative.begin() != "..") return {{"uri", uri_encoded(relative.string())}, {"uriBaseId", kRootId}};
+  return {{"uri", file_uri(absolute)}};
+}
+
+json scenario_location(const std::string& scenario, const std::string& root, int line) {
+  return {{"physicalLocation", {{"artifactLocation", artifact_location(scenario, root)}, {"region", {{"startLine", line}}}}}};
 }
 
 json message_location(const std::string& text) { return {{"message", {{"text", text}}}}; }
@@ -57,7 +74,7 @@ std::string string_at(const json& object, const char* key) {
 }
 
 // A sanitizer report (docs/sanitizer.md, gilsan-sanitizer-report/1) as a result.
-json report_result(const json& report, const ScenarioResult& run, const std::string& context) {
+json report_result(const json& report, const ScenarioResult& run, const std::string& context, const std::string& root) {
   std::vector<const json*> stacks;
   json result = {{"ruleId", string_at(report, "checker")}, {"level", "error"}};
   std::string text = string_at(report, "summary");
@@ -89,7 +106,8 @@ json report_result(const json& report, const ScenarioResult& run, const std::str
       }
     result["relatedLocations"] = std::move(related);
   }
-  result["locations"] = json::array({scenario_location(run.scenario, first_line(stacks, run.scenario).value_or(1))});
+  result["locations"] =
+      json::array({scenario_location(run.scenario, root, first_line(stacks, run.scenario).value_or(1))});
   return result;
 }
 
@@ -125,7 +143,18 @@ json rule_for(const std::string& id) {
 
 }  // namespace
 
-std::string sarif_log(const std::vector<ScenarioResult>& runs) {
+std::string default_sarif_root() {
+  std::error_code error;
+  const std::filesystem::path here = std::filesystem::current_path(error);
+  if (error) return "/";
+  for (std::filesystem::path folder = here; !folder.empty(); folder = folder.parent_path()) {
+    if (std::filesystem::exists(folder / ".git", error)) return folder.string();
+    if (folder == folder.parent_path()) break;
+  }
+  return here.string();
+}
+
+std::string sarif_log(const std::vector<ScenarioResult>& runs, const std::string& root) {
   json results = json::array();
   std::map<std::string, json> rules;
   for (const ScenarioResult& run : runs) {
@@ -139,7 +168,7 @@ std::string sarif_log(const std::vector<ScenarioResult>& runs) {
       if (const json* reports = document.is_object() ? array_at(document, "reports") : nullptr) {
         for (const json& report : *reports) {
           if (!report.is_object()) continue;
-          results.push_back(report_result(report, run, context));
+          results.push_back(report_result(report, run, context, root));
           const std::string checker = string_at(report, "checker");
           outcome_reported = outcome_reported || (run.outcome.kind == OutcomeKind::Report && run.outcome.detail == checker);
         }
@@ -151,7 +180,7 @@ std::string sarif_log(const std::vector<ScenarioResult>& runs) {
       results.push_back({{"ruleId", rule},
                          {"level", "error"},
                          {"message", {{"text", about + " in " + context}}},
-                         {"locations", json::array({scenario_location(run.scenario, 1)})}});
+                         {"locations", json::array({scenario_location(run.scenario, root, reported_line(run).value_or(1))})}});
     }
   }
   for (const json& result : results) {
@@ -164,6 +193,7 @@ std::string sarif_log(const std::vector<ScenarioResult>& runs) {
       {"$schema", kSchemaUri},
       {"version", "2.1.0"},
       {"runs", json::array({{{"tool", {{"driver", {{"name", "gilsan"}, {"rules", std::move(rule_list)}}}}},
+                             {"originalUriBaseIds", {{kRootId, {{"uri", file_uri(std::filesystem::path(root) / "")}}}}},
                              {"results", std::move(results)}}})}};
   return log.dump(2) + "\n";
 }

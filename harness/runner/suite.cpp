@@ -10,10 +10,10 @@
 
 #include "harness/runner/conformance_markdown.h"
 #include "harness/runner/conformance_vocabulary.h"
+#include "harness/runner/failure_excerpt.h"
 #include "harness/runner/junit_report.h"
 #include "harness/runner/sarif_report.h"
 #include "harness/runner/scenario_sanitizer.h"
-#include "harness/runner/suite_matrix.h"
 #include "harness/runner/suite_results_json.h"
 
 namespace gilsan {
@@ -200,7 +200,8 @@ SuiteSummary run_suite(const SuiteSettings& settings, const std::vector<SuiteIte
   }
   const std::chrono::duration<double> total = std::chrono::steady_clock::now() - started;
   if (settings.junit_path) write_results_file(*settings.junit_path, junit_xml(ordered, total.count()));
-  if (settings.sarif_path) write_results_file(*settings.sarif_path, sarif_log(ordered));
+  if (settings.sarif_path)
+    write_results_file(*settings.sarif_path, sarif_log(ordered, settings.sarif_root.value_or(default_sarif_root())));
   if (settings.json_path) write_results_file(*settings.json_path, suite_results_json(ordered, settings.run, total.count()));
   if (settings.markdown_path)
     write_results_file(*settings.markdown_path,

@@ -25,6 +25,7 @@ struct SuiteSettings {
   std::optional<std::string> filter;       // keep scenarios whose path contains this text
   std::optional<std::string> junit_path;
   std::optional<std::string> sarif_path;  // --sarif: code-scanning results (sarif_report.h)
+  std::optional<std::string> sarif_root;  // --sarif-root: SARIF's URIs relative to it (default_sarif_root)
   std::optional<std::string> json_path;  // --json: the results, schema gilsan-suite-results/1
   std::optional<std::string> markdown_path;  // --markdown: the conformance report (conformance_markdown.h)
   std::string command_line;                  // how the suite was asked for, for the Markdown report

@@ -4,6 +4,7 @@
 #include <map>
 #include <string_view>
 
+#include "harness/runner/failure_excerpt.h"
 #include "harness/runner/run_report.h"
 
 namespace gilsan {
@@ -22,31 +23,6 @@ std::string cell(ResultStatus status) {
 
 std::string padded(const std::string& text, std::size_t width) {
   return text.size() >= width ? text + " " : text + std::string(width - text.size(), ' ');
-}
-
-// The first `count` non-empty lines of `text`.
-std::string first_lines(std::string_view text, int count) {
-  std::string excerpt;
-  while (!text.empty() && count > 0) {
-    const auto end = text.find('\n');
-    const std::string_view line = text.substr(0, end);
-    if (!line.empty()) {
-      excerpt += std::string(line) + "\n";
-      --count;
-    }
-    text = end == std::string_view::npos ? std::string_view() : text.substr(end + 1);
-  }
-  return excerpt;
-}
-
-// The last `count` lines of `text`.
-std::string last_lines(std::string_view text, int count) {
-  std::size_t start = text.size();
-  for (int found = 0; start > 0 && found < count;) {
-    --start;
-    if (text[start] == '\n' && start + 1 < text.size()) ++found;
-  }
-  return first_lines(text.substr(start), count);
 }
 
 }  // namespace
@@ -99,13 +75,6 @@ std::string conformance_matrix(const std::vector<ScenarioResult>& results) {
     text += row + "\n";
   }
   return text;
-}
-
-std::string failure_excerpt(const ScenarioResult& result) {
-  if (result.kept_excerpt) return *result.kept_excerpt;
-  if (result.watchdog) return first_lines(result.watchdog->text, 6);
-  if (result.sanitizer && !result.sanitizer->checkers.empty()) return first_lines(result.sanitizer->text, 6);
-  return last_lines(result.run.stderr_text, 6);
 }
 
 std::string failure_excerpts(const std::vector<ScenarioResult>& results) {

@@ -20,12 +20,7 @@ std::string skip_summary(const std::vector<ScenarioResult>& results);
 // SKIP line) or "" (the scenario is not written for that implementation, or another shard ran it).
 std::string conformance_matrix(const std::vector<ScenarioResult>& results);
 
-// The few lines that explain a run that did not go as expected: the start of the watchdog's verdict or
-// the sanitizer's report, else the end of the child's stderr ("" when there is none).
-std::string failure_excerpt(const ScenarioResult& result);
-
-// Each failed run's line and the first lines of what explains it: the watchdog's verdict, the
-// sanitizer's report, or the end of the child's stderr. "" when nothing failed.
+// Each failed run's line and its failure_excerpt (failure_excerpt.h), indented. "" when nothing failed.
 std::string failure_excerpts(const std::vector<ScenarioResult>& results);
 
 }  // namespace gilsan

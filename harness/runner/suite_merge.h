@@ -18,6 +18,7 @@ struct MergeCommand {
   std::optional<std::string> json_path;
   std::optional<std::string> junit_path;
   std::optional<std::string> sarif_path;
+  std::optional<std::string> sarif_root;  // --sarif-root (sarif_report.h)
   std::optional<std::string> markdown_path;
   std::vector<std::string> compare_paths;  // --compare: the same catalogue on another driver or driver version (Markdown)
   std::string command_line;

@@ -2,7 +2,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "harness/runner/suite_matrix.h"
+#include "harness/runner/failure_excerpt.h"
 
 namespace gilsan {
 namespace {

@@ -9,7 +9,7 @@ namespace gilsan {
 std::string usage_text() {
   return R"(usage:
   gilsan run SCENARIO.py [--driver auto|real|sim] [--profile FILE] [--timeout SECONDS] [--max-rss SIZE]
-                         [--python-env VENV] [--report text|json] [-o REPORT_FILE]
+                         [--python-env VENV] [--report text|full|json] [-o REPORT_FILE]
                          [--quiet-ms N] [--dot FILE] [--sanitize on|off] [--impl NAME]
                          [--under 'TOOL ARGS'] [--sarif FILE]
   gilsan run [--driver ...] [--expect OUTCOME] [--timeout SECONDS] [--report ...] [-o FILE]
@@ -55,8 +55,9 @@ bench   measures host_launch against the raw driver and its peers, medians of in
                  (512M, 2G); the outcome is memory-limit
   --expect       (run -- COMMAND) the expected outcome, as a header's expect (default pass)
   --python-env   a virtualenv whose site-packages the scenario sees (same Python version as gilsan's)
-  --report       the report's form on stdout or in -o's file (default text); it includes the
-                 watchdog's hang or crash report (class, cycle, stacks) when there is one
+  --report       the report's form on stdout or in -o's file: text (default: the cycle's threads, their
+                 Python stacks and the program's own native frames), full (every thread and frame), json;
+                 each includes the watchdog's hang, crash or timeout report when there is one
   --quiet-ms     the watchdog reports a hang after N ms without progress while a thread is blocked
                  (default 500; 20 times as long under valgrind)
   --dot          write the watchdog's wait-for graph (Graphviz DOT) to FILE when it reports
@@ -66,8 +67,8 @@ bench   measures host_launch against the raw driver and its peers, medians of in
   --json         also write the results as JSON (schema gilsan-suite-results/1)
   --markdown     also write the conformance report as Markdown: platform, packages, the matrix, what
                  each implementation gets wrong, why runs were skipped (docs/conformance.md)
-  --compare      (merge, repeatable) the same catalogue's results on the other driver: the Markdown
-                 report adds where the two drivers differ
+  --compare      (merge, repeatable) the same catalogue's results on another driver or driver version
+                 (sim and real, or real 580 and real 590): the Markdown report adds where they differ
   --impl         the implementations conformance scenarios run against: reference, cupy, cuda-core,
                  cuda-bindings, numba-cuda, or package.module:Class of your own (default: the five;
                  one that is not installed is skipped with the reason)
@@ -84,7 +85,9 @@ bench   measures host_launch against the raw driver and its peers, medians of in
                  command, no shell run); the timeout and --quiet-ms are multiplied by )" +
          std::to_string(kUnderTimeoutFactor) + R"(
   --sarif        also write SARIF 2.1.0 for code scanning: one result per failed run's outcome and per
-                 sanitizer report, on the scenario's file
+                 sanitizer report, on the scenario's line the report names (the blocking call, the raise)
+  --sarif-root   the folder SARIF's URIs are relative to (default: git's top level above the working
+                 folder, else the working folder)
   (environment)  GITHUB_ACTIONS=true: suite and merge also print an ::error annotation per failed run;
                  a terminal gets a live progress line, a pipe or file only the finished runs' lines
 

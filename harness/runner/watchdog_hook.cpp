@@ -100,6 +100,13 @@ std::optional<Verdict> WatchdogHook::on_tick(pid_t child) {
   return Verdict{Outcome{OutcomeKind::Deadlock, findings_->class_name}, findings_->summary};
 }
 
+void WatchdogHook::on_timeout(pid_t) {
+  if (!watchdog_ || watchdog_->detected() || findings_) return;
+  watchdog::Detection detection = watchdog_->snapshot_now(watchdog::DetectionKind::Timeout);
+  detection.detected_ns = detection.snapshot.taken_ns;
+  record(watchdog::make_report(std::move(detection), blocks_));
+}
+
 void WatchdogHook::record(const watchdog::HangReport& report) {
   const std::uint64_t last_progress_ns = watchdog_->last_progress_ns();
   WatchdogFindings findings;
@@ -107,6 +114,7 @@ void WatchdogHook::record(const watchdog::HangReport& report) {
   findings.class_name = report.class_name;
   findings.summary = report.summary;
   findings.text = watchdog::render_text(report);
+  findings.full_text = watchdog::render_text(report, watchdog::TextDetail::Full);
   findings.json = watchdog::render_json(report);
   findings.dot = watchdog::render_dot(report);
   if (settings_.dot_path) {

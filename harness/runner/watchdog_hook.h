@@ -40,7 +40,8 @@ struct WatchdogFindings {
   watchdog::DetectionKind kind = watchdog::DetectionKind::Hang;
   std::string class_name;  // a deadlock class, or "crash"
   std::string summary;
-  std::string text;        // render_text
+  std::string text;        // render_text, short (what a person reads first)
+  std::string full_text;   // render_text, full: every thread and frame (--report full)
   std::string json;        // render_json (schema gilsan-hang-report/1)
   std::string dot;         // render_dot
   // Last progress the watchdog saw (board counters or CPU use: the hang's onset as it can know it) to
@@ -62,6 +63,9 @@ class WatchdogHook : public SupervisionHook {
   void before_spawn(ChildCommand& command) override;
   void on_start(pid_t child) override;
   std::optional<Verdict> on_tick(pid_t child) override;
+  // The same snapshot a hang gets (threads, Python and native stacks, the classifier's reading), taken
+  // before the kill; its report says it was a timeout.
+  void on_timeout(pid_t child) override;
 
   // After the supervisor reaped the child: kills and reaps anything left of its tree, removes the board.
   void finish(pid_t child);

@@ -51,6 +51,9 @@ HangReport make_report(Detection detection, const DriverCallBlocksPredicate& blo
                      (report.classification.cycle.empty()
                           ? std::string("no cycle")
                           : "a cycle of " + std::to_string(report.classification.cycle.size()) + " waits");
+    // The watchdog did not call it a hang (progress was seen within its quiet period, or threads ran):
+    // what the classifier makes of the moment of the timeout is a lead, not a verdict.
+    if (report.kind == DetectionKind::Timeout) report.summary = "timed out; at the timeout, " + report.summary;
   }
   return report;
 }

@@ -28,7 +28,10 @@ struct HangReport {
 
 HangReport make_report(Detection detection, const DriverCallBlocksPredicate& blocks_while_host_function_runs);
 
-std::string render_text(const HangReport& report);
+// Short: for a person reading a CI log (the cycle's threads, their Python stacks, the program's own
+// native frames); Full: every thread and frame (gilsan's own left out), `gilsan run --report full`.
+enum class TextDetail { Short, Full };
+std::string render_text(const HangReport& report, TextDetail detail = TextDetail::Short);
 std::string render_json(const HangReport& report);  // two-space indent, trailing newline
 std::string render_dot(const HangReport& report);
 

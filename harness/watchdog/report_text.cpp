@@ -1,15 +1,21 @@
 // The text report: the class and the cycle first (what a person needs in ten seconds), then what was
-// inferred, then every thread with its stacks, the threads of the cycle first.
+// inferred, then the threads with their stacks, the threads of the cycle first. The short form (the
+// default) keeps to the cycle's threads and the program's own native frames; the full form has every
+// thread and frame but gilsan's own. Template arguments are elided in both (harness/text/frame_display.h).
 #include <algorithm>
 #include <set>
 #include <sstream>
 
+#include "harness/text/frame_display.h"
 #include "harness/watchdog/hex_format.h"
 #include "harness/watchdog/proc_threads.h"
 #include "harness/watchdog/report.h"
 
 namespace gilsan::watchdog {
 namespace {
+
+// The program's own native frames the short form shows per thread.
+constexpr std::size_t kShortNativeFrames = 4;
 
 std::string milliseconds(std::uint64_t ns) { return std::to_string((ns + 500'000) / 1'000'000) + " ms"; }
 
@@ -26,31 +32,64 @@ std::string describe_kernel_state(const ProcThreadState& proc) {
   return text;
 }
 
-void write_native_stack(std::ostream& out, const ThreadSnapshot& thread) {
-  if (thread.native_stack.empty()) {
-    out << "    native stack: none" << (thread.native_stack_note.empty() ? "" : " (" + thread.native_stack_note + ")")
-        << "\n";
-    return;
+void write_frame(std::ostream& out, std::size_t index, const NativeFrame& frame) {
+  out << "      #" << index << (index < 10 ? "  " : " ") << hex(frame.address) << " ";
+  const std::string symbol = text::elide_template_arguments(frame.symbol);
+  if (frame.inlined) {
+    out << "[inlined] " << (symbol.empty() ? "??" : symbol);
+  } else if (!symbol.empty()) {
+    out << symbol << "+" << hex(frame.symbol_offset);
+  } else {
+    out << "??";
   }
-  out << "    native stack" << (thread.native_stack_note.empty() ? "" : " (" + thread.native_stack_note + ")")
-      << ":\n";
-  for (std::size_t i = 0; i < thread.native_stack.size(); ++i) {
-    const NativeFrame& frame = thread.native_stack[i];
-    out << "      #" << i << (i < 10 ? "  " : " ") << hex(frame.address) << " ";
-    if (frame.inlined) {
-      out << "[inlined] " << (frame.symbol.empty() ? "??" : frame.symbol);
-    } else if (!frame.symbol.empty()) {
-      out << frame.symbol << "+" << hex(frame.symbol_offset);
-    } else {
-      out << "??";
-    }
-    if (!frame.module.empty()) out << " (" << module_name(frame.module) << "+" << hex(frame.module_offset) << ")";
-    if (!frame.file.empty()) out << " at " << frame.file << (frame.line > 0 ? ":" + std::to_string(frame.line) : "");
-    out << "\n";
-  }
+  if (!frame.module.empty()) out << " (" << module_name(frame.module) << "+" << hex(frame.module_offset) << ")";
+  if (!frame.file.empty()) out << " at " << frame.file << (frame.line > 0 ? ":" + std::to_string(frame.line) : "");
+  out << "\n";
 }
 
-void write_thread(std::ostream& out, const HangReport& report, const ThreadSnapshot& thread) {
+// The C library, CPython, the C++ runtime, the loader and the driver: frames under every program, not
+// the program's own code.
+bool runtime_frame(const NativeFrame& frame) {
+  const std::string name = module_name(frame.module);
+  for (const char* runtime : {"libc.so", "libc-", "libpthread", "ld-linux", "libpython", "libstdc++", "libgcc_s",
+                              "libm.so", "libdl", "libcuda.so", "libcudart"}) {
+    if (name.starts_with(runtime)) return true;
+  }
+  return frame.module.find("/lib-dynload/") != std::string::npos;
+}
+
+void write_native_stack(std::ostream& out, const ThreadSnapshot& thread, TextDetail detail) {
+  const std::string note = thread.native_stack_note.empty() ? "" : " (" + thread.native_stack_note + ")";
+  if (thread.native_stack.empty()) {
+    out << "    native stack: none" << note << "\n";
+    return;
+  }
+  // gilsan's own frames are never shown; the short form shows only the program's own code.
+  std::vector<std::size_t> shown;
+  for (std::size_t i = 0; i < thread.native_stack.size(); ++i) {
+    const NativeFrame& frame = thread.native_stack[i];
+    if (text::is_gilsan_native_frame(frame.symbol, frame.module)) continue;
+    if (detail == TextDetail::Short && (runtime_frame(frame) || shown.size() == kShortNativeFrames)) continue;
+    shown.push_back(i);
+  }
+  const std::size_t total = thread.native_stack.size();
+  if (detail == TextDetail::Short) {
+    if (shown.empty()) {
+      out << "    native stack: " << total << " frames, none of them the program's own" << note
+          << " (--report full shows them)\n";
+      return;
+    }
+    out << "    native stack, the program's own frames (" << shown.size() << " of " << total
+        << "; --report full shows all)" << note << ":\n";
+  } else {
+    out << "    native stack" << note;
+    if (shown.size() < total) out << " (" << total - shown.size() << " of gilsan's own frames left out)";
+    out << ":\n";
+  }
+  for (std::size_t i : shown) write_frame(out, i, thread.native_stack[i]);
+}
+
+void write_thread(std::ostream& out, const HangReport& report, const ThreadSnapshot& thread, TextDetail detail) {
   const ThreadFacts* facts = report.classification.facts.find(thread.tid);
   out << "  " << (facts != nullptr ? facts->label() : "thread " + std::to_string(thread.tid));
   if (thread.proc) out << " '" << thread.proc->comm << "', " << describe_kernel_state(*thread.proc);
@@ -89,15 +128,16 @@ void write_thread(std::ostream& out, const HangReport& report, const ThreadSnaps
   if (thread.python_stack) {
     out << "    Python stack (most recent call first):\n";
     for (const PythonFrame& frame : *thread.python_stack) {
+      if (text::is_gilsan_python_frame(frame.file)) continue;
       out << "      " << frame.file << ":" << frame.line << " in " << frame.function << "\n";
     }
   }
-  write_native_stack(out, thread);
+  write_native_stack(out, thread, detail);
 }
 
 }  // namespace
 
-std::string render_text(const HangReport& report) {
+std::string render_text(const HangReport& report, TextDetail detail) {
   std::ostringstream out;
   const Classification& classification = report.classification;
   out << "gilsan: " << to_string(report.kind) << " in process " << report.snapshot.pid << ": "
@@ -125,7 +165,7 @@ std::string render_text(const HangReport& report) {
     out << "  why:\n";
     for (const std::string& reason : classification.reasons) out << "    - " << reason << "\n";
   }
-  if (!classification.inferred.empty()) {
+  if (detail == TextDetail::Full && !classification.inferred.empty()) {
     out << "  inferred (not written on the board):\n";
     for (const std::string& fact : classification.inferred) out << "    - " << fact << "\n";
   }
@@ -142,12 +182,19 @@ std::string render_text(const HangReport& report) {
     if (node != nullptr && node->kind == NodeKind::Thread) order.push_back(node->tid);
   }
   for (const ThreadSnapshot& thread : report.snapshot.threads) order.push_back(thread.tid);
+  // The short form: the threads of the cycle (or the crashing one); all of them when there is neither.
+  const std::size_t leading = order.size() - report.snapshot.threads.size();
   std::set<int> written;
   out << "threads:\n";
-  for (int tid : order) {
-    const ThreadSnapshot* thread = report.snapshot.find_thread(tid);
-    if (thread == nullptr || !written.insert(tid).second) continue;
-    write_thread(out, report, *thread);
+  for (std::size_t i = 0; i < order.size(); ++i) {
+    if (detail == TextDetail::Short && leading > 0 && i >= leading) break;
+    const ThreadSnapshot* thread = report.snapshot.find_thread(order[i]);
+    if (thread == nullptr || !written.insert(order[i]).second) continue;
+    write_thread(out, report, *thread, detail);
+  }
+  if (written.size() < report.snapshot.threads.size()) {
+    const std::size_t others = report.snapshot.threads.size() - written.size();
+    out << "  (" << others << (others == 1 ? " other thread" : " other threads") << ": --report full shows them)\n";
   }
   return out.str();
 }

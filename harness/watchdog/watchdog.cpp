@@ -10,6 +10,7 @@ const char* to_string(DetectionKind kind) {
   switch (kind) {
     case DetectionKind::Hang: return "hang";
     case DetectionKind::Crash: return "crash";
+    case DetectionKind::Timeout: return "timeout";
   }
   return "invalid";
 }

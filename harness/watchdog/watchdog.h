@@ -47,7 +47,9 @@ struct WatchdogOptions {
   std::chrono::milliseconds effective_unexplained_quiet() const { return effective_quiet() * unexplained_quiet_factor; }
 };
 
-enum class DetectionKind { Hang, Crash };
+// Timeout: no detection of the watchdog's own; the runner's timeout passed and the snapshot was taken
+// before the kill, so that a run that timed out says what every thread was doing.
+enum class DetectionKind { Hang, Crash, Timeout };
 const char* to_string(DetectionKind kind);
 
 struct Detection {

@@ -103,9 +103,21 @@ def check_sarif(path, failed_scenarios, expected_rules, explained_rules):
     for result in results:
         if result["ruleId"] not in rules:
             fail(f"{path}: result with ruleId {result['ruleId']!r} has no rule")
-        uri = result["locations"][0]["physicalLocation"]["artifactLocation"]["uri"]
+        artifact = result["locations"][0]["physicalLocation"]["artifactLocation"]
+        uri = artifact["uri"]
         if not uri.endswith(".py"):
             fail(f"{path}: a result located at {uri!r}, not a scenario file")
+        # Relative to the repository (git's top level by default), which code scanning maps to its files.
+        if artifact.get("uriBaseId") != "SRCROOT" or uri.startswith("/") or ":" in uri:
+            fail(f"{path}: {artifact} is not relative to SRCROOT")
+        if result["locations"][0]["physicalLocation"]["region"]["startLine"] < 1:
+            fail(f"{path}: a region's startLine below 1")
+    base = run.get("originalUriBaseIds", {}).get("SRCROOT", {}).get("uri", "")
+    if not base.startswith("file:///") or not base.endswith("/"):
+        fail(f"{path}: originalUriBaseIds.SRCROOT is {base!r}, not an absolute file URI of a folder")
+    lines = {result["ruleId"]: result["locations"][0]["physicalLocation"]["region"]["startLine"] for result in results}
+    if lines.get("exception") == 1:
+        fail(f"{path}: the exception's result sits on line 1, not on the raise")
     for scenario in failed_scenarios:
         if not any(scenario in result["message"]["text"] for result in results):
             fail(f"{path}: no result for {scenario}")

@@ -174,7 +174,7 @@ TEST_F(CommandLine, UsageErrors) {
   EXPECT_EQ(usage_error({"run", "a.py", "--timeout", "0"}), "--timeout must be a positive number of seconds, not '0'");
   EXPECT_EQ(usage_error({"run", "a.py", "--timeout=soon"}),
             "--timeout must be a positive number of seconds, not 'soon'");
-  EXPECT_EQ(usage_error({"run", "a.py", "--report", "xml"}), "--report must be text or json, not 'xml'");
+  EXPECT_EQ(usage_error({"run", "a.py", "--report", "xml"}), "--report must be text, full or json, not 'xml'");
   EXPECT_EQ(usage_error({"run", "a.py", "--profile", "/nonexistent/p.json"}),
             "--profile /nonexistent/p.json: no such file");
   EXPECT_EQ(usage_error({"run", "a.py", "--python-env", "/nonexistent/venv"}),

@@ -2,12 +2,16 @@
 
 #include <gtest/gtest.h>
 
+#include <filesystem>
 #include <nlohmann/json.hpp>
 
 namespace gilsan {
 namespace {
 
 using nlohmann::json;
+
+// The working folder: the test's relative scenario paths lie below it.
+std::string root() { return std::filesystem::current_path().string(); }
 
 ScenarioResult failed_run(Outcome outcome) {
   ScenarioResult result;
@@ -37,7 +41,7 @@ std::string cycle_report() {
 TEST(SarifLog, ASanitizerReportIsAResultWithItsCheckerAndCycle) {
   ScenarioResult run = failed_run(Outcome{OutcomeKind::Report, "lock-order-cycle"});
   run.sanitizer = SanitizerFindings{{"lock-order-cycle"}, "text", cycle_report(), std::nullopt};
-  const json log = json::parse(sarif_log({run}));
+  const json log = json::parse(sarif_log({run}, root()));
   EXPECT_EQ(log["version"], "2.1.0");
   const json& results = log["runs"][0]["results"];
   // The report is the outcome: one result, not two.
@@ -45,6 +49,8 @@ TEST(SarifLog, ASanitizerReportIsAResultWithItsCheckerAndCycle) {
   EXPECT_EQ(results[0]["ruleId"], "lock-order-cycle");
   const json& location = results[0]["locations"][0]["physicalLocation"];
   EXPECT_EQ(location["artifactLocation"]["uri"], "scenarios/x/inversion.py");
+  EXPECT_EQ(location["artifactLocation"]["uriBaseId"], "SRCROOT");
+  EXPECT_EQ(log["runs"][0]["originalUriBaseIds"]["SRCROOT"]["uri"], "file://" + root() + "/");
   EXPECT_EQ(location["region"]["startLine"], 14);
   const json& flows = results[0]["codeFlows"][0]["threadFlows"];
   ASSERT_EQ(flows.size(), 2u);
@@ -61,7 +67,7 @@ TEST(SarifLog, AnOutcomeWithoutAReportIsARuleOfItsClassOrKind) {
   ScenarioResult deadlock = failed_run(Outcome{OutcomeKind::Deadlock, "callback-self-wait"});
   ScenarioResult exception = failed_run(Outcome{OutcomeKind::Exception, "KeyError"});
   exception.scenario = "b.py";
-  const json log = json::parse(sarif_log({deadlock, exception}));
+  const json log = json::parse(sarif_log({deadlock, exception}, root()));
   const json& results = log["runs"][0]["results"];
   ASSERT_EQ(results.size(), 2u);
   EXPECT_EQ(results[0]["ruleId"], "callback-self-wait");
@@ -75,10 +81,49 @@ TEST(SarifLog, AnOutcomeWithoutAReportIsARuleOfItsClassOrKind) {
   EXPECT_FALSE(rules[1].contains("help"));
 }
 
+// The line the report names: the raise (the innermost frame of the scenario in the traceback), and the
+// blocking call of a hang (the scenario's frame in the stack of the thread the cycle's first step names).
+TEST(SarifLog, AResultSitsOnTheLineItsReportNames) {
+  ScenarioResult exception = failed_run(Outcome{OutcomeKind::Exception, "KeyError"});
+  exception.run.report.exception = ExceptionRecord{PythonTypeName{"builtins", "KeyError"},
+                                                   "Traceback (most recent call last):\n"
+                                                   "  File \"scenarios/x/inversion.py\", line 30, in <module>\n"
+                                                   "  File \"scenarios/x/inversion.py\", line 12, in lookup\n"
+                                                   "KeyError: 'x'\n"};
+  ScenarioResult deadlock = failed_run(Outcome{OutcomeKind::Deadlock, "gil-driver-inversion"});
+  deadlock.watchdog = WatchdogFindings{};
+  deadlock.watchdog->text =
+      "gilsan: hang in process 7: gil-driver-inversion\n"
+      "  cycle:\n"
+      "    1. thread 9 (main) holds the GIL and waits in cuStreamSynchronize(stream 0x1)\n"
+      "    2. stream 0x1 waits for host function #1 (python, gilsan, inversion.py:5 callback) on thread 8\n"
+      "threads:\n"
+      "  thread 8 (callback thread) 'exe', state S\n"
+      "    Python stack (most recent call first):\n"
+      "      scenarios/x/inversion.py:6 in callback\n"
+      "  thread 9 (main) 'exe', state S\n"
+      "    Python stack (most recent call first):\n"
+      "      scenarios/x/inversion.py:21 in <module>\n";
+  const json log = json::parse(sarif_log({exception, deadlock}, root()));
+  const json& results = log["runs"][0]["results"];
+  ASSERT_EQ(results.size(), 2u);
+  EXPECT_EQ(results[0]["locations"][0]["physicalLocation"]["region"]["startLine"], 12);
+  EXPECT_EQ(results[1]["locations"][0]["physicalLocation"]["region"]["startLine"], 21);
+}
+
+TEST(SarifLog, AScenarioOutsideTheRootGetsAnAbsoluteFileUri) {
+  ScenarioResult outside = failed_run(Outcome{OutcomeKind::Exception, "KeyError"});
+  outside.scenario = "/elsewhere/my scenario.py";
+  const json log = json::parse(sarif_log({outside}, root()));
+  const json& location = log["runs"][0]["results"][0]["locations"][0]["physicalLocation"]["artifactLocation"];
+  EXPECT_EQ(location["uri"], "file:///elsewhere/my%20scenario.py");
+  EXPECT_FALSE(location.contains("uriBaseId"));
+}
+
 TEST(SarifLog, RunsThatMetTheirExpectationGiveNoResults) {
   ScenarioResult passed = failed_run(Outcome{OutcomeKind::Pass, ""});
   passed.matched = true;
-  const json log = json::parse(sarif_log({passed}));
+  const json log = json::parse(sarif_log({passed}, root()));
   EXPECT_TRUE(log["runs"][0]["results"].empty());
   EXPECT_TRUE(log["runs"][0]["tool"]["driver"]["rules"].empty());
 }

@@ -17,7 +17,9 @@ HangReport inversion_report() {
   detection.kind = DetectionKind::Hang;
   detection.snapshot = gil_inversion_snapshot();
   detection.snapshot.threads[0].native_stack = {frame("__futex_abstimed_wait_common", "/lib/libc.so.6"),
-                                                frame("cuStreamSynchronize", "/usr/lib/libgilsan_simcuda.so")};
+                                                frame("cuStreamSynchronize", "/usr/lib/libgilsan_simcuda.so"),
+                                                frame("mine::Engine<int, std::vector<int>>::wait()", "/home/u/libmine.so"),
+                                                frame("_PyEval_EvalFrameDefault", "/usr/lib/libpython3.12.so.1.0")};
   detection.snapshot.threads[0].python_stack = std::vector<PythonFrame>{{"scenario.py", 20, "<module>"}};
   detection.snapshot.notes.push_back("Python stacks: test note");
   detection.detected_ns = 1'900'000'000;
@@ -35,9 +37,26 @@ TEST(Report, TextLeadsWithTheClassAndTheCycle) {
       << text;
   EXPECT_NE(text.find("the GIL is held by thread 100 (main)"), std::string::npos) << text;
   EXPECT_NE(text.find("scenario.py:20 in <module>"), std::string::npos) << text;
-  EXPECT_NE(text.find("cuStreamSynchronize+0x0 (libgilsan_simcuda.so"), std::string::npos) << text;
   EXPECT_NE(text.find("Python stacks: test note"), std::string::npos) << text;
   EXPECT_LT(text.find("cycle:"), text.find("threads:"));
+}
+
+// The short form (the default) shows per thread only the program's own native frames, templates elided;
+// the full form every frame but gilsan's own.
+TEST(Report, TheShortFormShowsTheProgramsOwnFramesTheFullFormAllButGilsans) {
+  const HangReport report = inversion_report();
+  const std::string short_text = render_text(report);
+  EXPECT_NE(short_text.find("native stack, the program's own frames (1 of 4; --report full shows all):\n"),
+            std::string::npos) << short_text;
+  EXPECT_NE(short_text.find("mine::Engine<...>::wait()+0x0 (libmine.so"), std::string::npos) << short_text;
+  EXPECT_EQ(short_text.find("__futex_abstimed_wait_common"), std::string::npos) << short_text;
+  EXPECT_EQ(short_text.find("libgilsan_simcuda.so"), std::string::npos) << short_text;
+  const std::string full_text = render_text(report, TextDetail::Full);
+  EXPECT_NE(full_text.find("native stack (1 of gilsan's own frames left out):\n"), std::string::npos) << full_text;
+  EXPECT_NE(full_text.find("__futex_abstimed_wait_common+0x0 (libc.so.6"), std::string::npos) << full_text;
+  EXPECT_NE(full_text.find("_PyEval_EvalFrameDefault"), std::string::npos) << full_text;
+  EXPECT_EQ(full_text.find("libgilsan_simcuda.so"), std::string::npos) << full_text;
+  EXPECT_LT(short_text.size(), full_text.size());
 }
 
 TEST(Report, JsonFollowsTheSchema) {

@@ -1,0 +1,26 @@
+// What explains a run that did not go as expected, in the few lines a CI log, an ::error annotation or
+// the suite's failures section shows: the whole cycle, every numbered step, and the verdict, never a
+// cut in the middle of it (who waits for the GIL and who holds it are the cycle's last steps).
+#pragma once
+
+#include <string>
+#include <string_view>
+
+#include "harness/runner/scenario_run.h"
+
+namespace gilsan {
+
+// The watchdog's report (a hang, a crash, a timeout's snapshot): its header and summary lines, the
+// cycle with every step, and the reasons; no thread stacks.
+std::string watchdog_excerpt(std::string_view report_text);
+
+// The sanitizer's reports: each one's header line and numbered steps or explanation lines, no stacks;
+// after kMostSanitizerReports reports, how many more there are.
+std::string sanitizer_excerpt(std::string_view report_text);
+inline constexpr int kMostSanitizerReports = 3;
+
+// The excerpt of `result`: kept_excerpt when the suite kept only that, else the watchdog's report, else
+// the sanitizer's reports, else the end of the child's stderr ("" when there is none).
+std::string failure_excerpt(const ScenarioResult& result);
+
+}  // namespace gilsan
