@@ -5,7 +5,7 @@
 //   everything after "--" is an operand, however it looks;
 //   a problem (an unknown option, a missing value) is one line naming it, and a value's own check
 //   (the store function) throws its own error, which passes through untouched.
-// The help texts stay gilsan's own (harness/runner/usage_text.cpp, the probe's and the bench's
+// The help texts stay gilsan's own (harness/command/usage_text.cpp, the probe's and the bench's
 // usage): they carry examples and the exit codes, and `gilsan help COMMAND` is cut out of them, so
 // CLI11's help flag and formatter are switched off. CLI11 lives only in option_table.cpp, so the
 // commands' files compile without its headers.

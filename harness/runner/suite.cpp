@@ -3,39 +3,16 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
-#include <fstream>
 #include <mutex>
-#include <system_error>
 #include <thread>
 
-#include "harness/runner/conformance_markdown.h"
 #include "harness/runner/conformance_vocabulary.h"
-#include "harness/runner/failure_excerpt.h"
-#include "harness/runner/junit_report.h"
-#include "harness/runner/sarif_report.h"
 #include "harness/runner/scenario_sanitizer.h"
-#include "harness/runner/suite_results_json.h"
 
 namespace gilsan {
 namespace {
 
 namespace fs = std::filesystem;
-
-// What a suite keeps of a finished run when no JUnit file will embed its output: the outcome, its
-// numbers and the failure excerpt. The output (up to 16 MiB a stream) and the reports were shown as the
-// run ended; keeping them would make a suite's memory grow with every run (ctest runner.soak.*).
-void keep_only_the_summary(ScenarioResult& result) {
-  // Only failures show an excerpt; a long line (output without newlines) is cut where no terminal shows more.
-  constexpr std::size_t kLongestExcerpt = 4096;
-  const ResultStatus status = result.status();
-  std::string excerpt = status == ResultStatus::Failed || status == ResultStatus::HarnessError ? failure_excerpt(result) : "";
-  if (excerpt.size() > kLongestExcerpt) excerpt = excerpt.substr(0, kLongestExcerpt) + "...\n";
-  result.kept_excerpt = std::move(excerpt);
-  std::string().swap(result.run.stdout_text);
-  std::string().swap(result.run.stderr_text);
-  result.watchdog.reset();
-  result.sanitizer.reset();
-}
 
 bool is_scenario_file(const fs::path& path) {
   return path.extension() == ".py" && !path.filename().string().starts_with('_');
@@ -53,13 +30,6 @@ std::string shown_path(const fs::path& path) {
 }
 
 }  // namespace
-
-void write_results_file(const std::string& path, const std::string& contents) {
-  std::ofstream stream(path, std::ios::binary | std::ios::trunc);
-  stream << contents;
-  stream.close();
-  if (!stream) throw std::system_error(errno, std::generic_category(), "cannot write " + path);
-}
 
 void count_result(ResultStatus status, SuiteSummary& summary) {
   switch (status) {
@@ -160,8 +130,7 @@ std::string nothing_selected(const SuiteSettings& settings) {
 }
 
 SuiteSummary run_suite(const SuiteSettings& settings, const std::vector<SuiteItem>& items,
-                       std::span<SupervisionHook* const> hooks,
-                       const std::function<void(const ScenarioResult&)>& on_result,
+                       std::span<SupervisionHook* const> hooks, const std::function<void(ScenarioResult&)>& on_result,
                        const std::function<void(const SuiteItem&)>& on_start) {
   const auto started = std::chrono::steady_clock::now();
   std::vector<std::optional<ScenarioResult>> results(items.size());
@@ -183,8 +152,6 @@ SuiteSummary run_suite(const SuiteSettings& settings, const std::vector<SuiteIte
       count_result(result.status(), summary);
       if (summary.interrupted) stop = true;
       on_result(result);
-      // JUnit and SARIF carry the runs' output and reports, so those are kept for them.
-      if (!settings.junit_path && !settings.sarif_path) keep_only_the_summary(result);
       results[index] = std::move(result);
     }
   };
@@ -199,14 +166,7 @@ SuiteSummary run_suite(const SuiteSettings& settings, const std::vector<SuiteIte
     if (result) ordered.push_back(std::move(*result));
   }
   const std::chrono::duration<double> total = std::chrono::steady_clock::now() - started;
-  if (settings.junit_path) write_results_file(*settings.junit_path, junit_xml(ordered, total.count()));
-  if (settings.sarif_path)
-    write_results_file(*settings.sarif_path, sarif_log(ordered, settings.sarif_root.value_or(default_sarif_root())));
-  if (settings.json_path) write_results_file(*settings.json_path, suite_results_json(ordered, settings.run, total.count()));
-  if (settings.markdown_path)
-    write_results_file(*settings.markdown_path,
-                       conformance_markdown(ordered, settings.run.driver ? settings.run.driver->kind : settings.run.driver_request,
-                                            settings.command_line));
+  summary.seconds = total.count();
   summary.results = std::move(ordered);
   return summary;
 }

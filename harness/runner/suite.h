@@ -1,6 +1,6 @@
-// `gilsan suite`: every scenario under some folders -- a conformance scenario once per implementation --
-// each in its own child, several at once (--jobs), one line each as they end, a closing
-// "N passed, N failed, N skipped" line, and optionally a JUnit and a JSON file.
+// `gilsan suite`'s runs: every scenario under some folders -- a conformance scenario once per
+// implementation -- each in its own child, several at once (--jobs). What is shown and written of them
+// is harness/command's and harness/reports'.
 #pragma once
 
 #include <filesystem>
@@ -23,12 +23,6 @@ std::vector<std::string> discover_scenarios(const std::vector<std::string>& root
 struct SuiteSettings {
   std::vector<std::string> roots;
   std::optional<std::string> filter;       // keep scenarios whose path contains this text
-  std::optional<std::string> junit_path;
-  std::optional<std::string> sarif_path;  // --sarif: code-scanning results (sarif_report.h)
-  std::optional<std::string> sarif_root;  // --sarif-root: SARIF's URIs relative to it (default_sarif_root)
-  std::optional<std::string> json_path;  // --json: the results, schema gilsan-suite-results/1
-  std::optional<std::string> markdown_path;  // --markdown: the conformance report (conformance_markdown.h)
-  std::string command_line;                  // how the suite was asked for, for the Markdown report
   std::vector<std::string> implementations;  // --impl; empty: every built-in one (conformance_vocabulary.h)
   unsigned jobs = 0;                         // --jobs: runs at once; 0: the default for the driver (suite_jobs)
   unsigned shard_index = 1, shard_count = 1;  // --shard i/n: every n-th run, starting at the i-th
@@ -65,6 +59,7 @@ struct SuiteSummary {
   int harness_errors = 0;
   bool interrupted = false;
   std::vector<ScenarioResult> results;  // in the items' order
+  double seconds = 0;                    // the suite's wall time
 
   // Exactly "N passed, N failed, N skipped".
   std::string line() const;
@@ -72,16 +67,14 @@ struct SuiteSummary {
 
 // Adds a result of `status` to the summary's counts.
 void count_result(ResultStatus status, SuiteSummary& summary);
-// Writes a results file (JUnit, JSON) whole; throws std::system_error naming it.
-void write_results_file(const std::string& path, const std::string& contents);
 
 // Runs `items` (suite_items: every header was read first, so a malformed one stopped the suite before
 // anything ran), `settings.jobs` at once, and calls `on_result` after each (one at a time, in the
-// order they end); `on_start` before each. Starts nothing new after an interrupted run. The JUnit and
-// JSON files list the results in the items' order.
+// order they end; it may trim what the result keeps, as the suite keeps every result to the end);
+// `on_start` before each. Starts nothing new after an interrupted run. The results are in the items'
+// order; what is written of them (JUnit, SARIF, JSON, Markdown) is the command's (harness/command).
 SuiteSummary run_suite(const SuiteSettings& settings, const std::vector<SuiteItem>& items,
-                       std::span<SupervisionHook* const> hooks,
-                       const std::function<void(const ScenarioResult&)>& on_result,
+                       std::span<SupervisionHook* const> hooks, const std::function<void(ScenarioResult&)>& on_result,
                        const std::function<void(const SuiteItem&)>& on_start = {});
 
 }  // namespace gilsan

@@ -1,10 +1,10 @@
-// A suite's results as `gilsan merge` reads them (harness/runner/suite_merge.h): any text is a document
+// A suite's results as `gilsan merge` reads them (harness/reports/suite_merge.h): any text is a document
 // or a std::runtime_error of one line naming the file.
 #include <cstddef>
 #include <cstdint>
 #include <stdexcept>
 
-#include "harness/runner/suite_merge.h"
+#include "harness/reports/suite_merge.h"
 #include "tests/fuzz/fuzz_rules.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {

@@ -1,8 +1,8 @@
-#include "harness/runner/command_help.h"
+#include "harness/command/command_help.h"
 
 #include <gtest/gtest.h>
 
-#include "harness/runner/command_line.h"
+#include "harness/command/command_line.h"
 
 namespace gilsan {
 namespace {

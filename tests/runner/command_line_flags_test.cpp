@@ -5,7 +5,7 @@
 #include <filesystem>
 #include <vector>
 
-#include "harness/runner/command_line.h"
+#include "harness/command/command_line.h"
 #include "tests/runner/parse_command_line_for_test.h"
 
 namespace gilsan {
@@ -52,11 +52,11 @@ TEST_F(CommandLineFlags, SuiteTakesEachOfItsFlags) {
   EXPECT_EQ(suite.settings.jobs, 4u);
   EXPECT_EQ(suite.settings.shard_index, 2u);
   EXPECT_EQ(suite.settings.shard_count, 3u);
-  EXPECT_EQ(suite.settings.json_path, json);
-  EXPECT_EQ(suite.settings.markdown_path, markdown);
+  EXPECT_EQ(suite.outputs.json_path, json);
+  EXPECT_EQ(suite.outputs.markdown_path, markdown);
   EXPECT_EQ(suite.settings.run.timeout_override_seconds, 9.0);
   EXPECT_TRUE(suite.settings.run.sanitize);
-  EXPECT_EQ(suite.settings.command_line,
+  EXPECT_EQ(suite.outputs.command_line,
             "gilsan suite scenarios/conformance --impl reference,cupy --jobs 4 --shard=2/3 --json " + json + " --markdown " +
                 markdown + " --timeout 9 --sanitize on");
 }

@@ -1,4 +1,4 @@
-#include "harness/runner/command_line.h"
+#include "harness/command/command_line.h"
 
 #include <gtest/gtest.h>
 
@@ -105,7 +105,7 @@ TEST_F(CommandLine, SuiteWithPathsFilterAndJunit) {
   const auto& suite = std::get<SuiteCommand>(command);
   EXPECT_EQ(suite.settings.roots, (std::vector<std::string>{"a", "b"}));
   EXPECT_EQ(suite.settings.filter, "callbacks");
-  EXPECT_EQ(suite.settings.junit_path, "r.xml");
+  EXPECT_EQ(suite.outputs.junit_path, "r.xml");
   EXPECT_EQ(suite.settings.run.driver_request, "sim");
 }
 
@@ -143,7 +143,7 @@ TEST_F(CommandLine, UnderTakesAToolForTheChild) {
 TEST_F(CommandLine, SarifForRunSuiteAndMerge) {
   const std::string file = (folder_ / "out.sarif").string();
   EXPECT_EQ(std::get<RunCommand>(parse({"run", "s.py", "--sarif", file})).sarif_path, file);
-  EXPECT_EQ(std::get<SuiteCommand>(parse({"suite", "--sarif", file})).settings.sarif_path, file);
+  EXPECT_EQ(std::get<SuiteCommand>(parse({"suite", "--sarif", file})).outputs.sarif_path, file);
   EXPECT_EQ(std::get<MergeCommand>(parse({"merge", "a.json", "--sarif", file})).sarif_path, file);
   EXPECT_NE(usage_error({"suite", "--sarif", "/nonexistent-gilsan/x.sarif"}).find("--sarif /nonexistent-gilsan/x.sarif: "),
             std::string::npos);

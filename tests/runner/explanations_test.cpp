@@ -1,6 +1,6 @@
 // `gilsan explain`: one page of docs/explain per deadlock class and per checker, no other, each in the
 // shape the command and the docs rely on.
-#include "harness/runner/explanations.h"
+#include "harness/reports/explanations.h"
 
 #include <gtest/gtest.h>
 

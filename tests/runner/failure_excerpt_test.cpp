@@ -1,5 +1,5 @@
-// Failure excerpts carry the whole cycle and the verdict, no stacks (harness/runner/failure_excerpt.h).
-#include "harness/runner/failure_excerpt.h"
+// Failure excerpts carry the whole cycle and the verdict, no stacks (harness/reports/failure_excerpt.h).
+#include "harness/reports/failure_excerpt.h"
 
 #include <gtest/gtest.h>
 

@@ -1,6 +1,6 @@
 // GitHub Actions annotations: one ::error per failed or harness-error run, escaped as the
 // workflow-command syntax requires, nothing for runs that met their expectation or were skipped.
-#include "harness/runner/github_annotations.h"
+#include "harness/reports/github_annotations.h"
 
 #include <gtest/gtest.h>
 

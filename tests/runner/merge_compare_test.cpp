@@ -7,8 +7,8 @@
 #include <string>
 #include <vector>
 
-#include "harness/runner/conformance_markdown.h"
-#include "harness/runner/suite_merge.h"
+#include "harness/reports/conformance_markdown.h"
+#include "harness/reports/suite_merge.h"
 
 namespace gilsan {
 namespace {

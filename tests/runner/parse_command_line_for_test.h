@@ -6,7 +6,7 @@
 #include <string_view>
 #include <vector>
 
-#include "harness/runner/command_line.h"
+#include "harness/command/command_line.h"
 
 namespace gilsan {
 

@@ -4,8 +4,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include "harness/runner/junit_report.h"
-#include "harness/runner/run_report.h"
+#include "harness/reports/junit_report.h"
+#include "harness/reports/run_report.h"
 
 namespace gilsan {
 namespace {

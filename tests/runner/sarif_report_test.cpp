@@ -1,4 +1,4 @@
-#include "harness/runner/sarif_report.h"
+#include "harness/reports/sarif_report.h"
 
 #include <gtest/gtest.h>
 

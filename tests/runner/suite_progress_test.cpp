@@ -1,9 +1,9 @@
-// The suite's status line cut to the terminal's width (harness/runner/suite_progress.h), and the
+// The suite's status line cut to the terminal's width (harness/command/suite_progress.h), and the
 // skipped runs folded by reason (suite_matrix.h).
 #include <gtest/gtest.h>
 
-#include "harness/runner/suite_matrix.h"
-#include "harness/runner/suite_progress.h"
+#include "harness/command/suite_progress.h"
+#include "harness/reports/suite_matrix.h"
 
 namespace gilsan {
 namespace {

@@ -7,11 +7,11 @@
 #include <fstream>
 #include <thread>
 
-#include "harness/runner/conformance_markdown.h"
+#include "harness/reports/conformance_markdown.h"
+#include "harness/reports/suite_matrix.h"
+#include "harness/reports/suite_merge.h"
+#include "harness/reports/suite_results_json.h"
 #include "harness/runner/suite.h"
-#include "harness/runner/suite_matrix.h"
-#include "harness/runner/suite_merge.h"
-#include "harness/runner/suite_results_json.h"
 
 namespace gilsan {
 namespace {

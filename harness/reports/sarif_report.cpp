@@ -1,4 +1,4 @@
-#include "harness/runner/sarif_report.h"
+#include "harness/reports/sarif_report.h"
 
 #include <cctype>
 #include <filesystem>
@@ -8,8 +8,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include "harness/runner/explanations.h"
-#include "harness/runner/reported_line.h"
+#include "harness/reports/explanations.h"
+#include "harness/reports/reported_line.h"
 
 namespace gilsan {
 namespace {

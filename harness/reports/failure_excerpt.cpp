@@ -1,4 +1,4 @@
-#include "harness/runner/failure_excerpt.h"
+#include "harness/reports/failure_excerpt.h"
 
 #include <vector>
 
@@ -70,5 +70,19 @@ std::string failure_excerpt(const ScenarioResult& result) {
   if (result.sanitizer && !result.sanitizer->checkers.empty()) return sanitizer_excerpt(result.sanitizer->text);
   return last_lines(result.run.stderr_text, 6);
 }
+
+void keep_only_the_excerpt(ScenarioResult& result) {
+  // Only failures show an excerpt; a long line (output without newlines) is cut where no terminal shows more.
+  constexpr std::size_t kLongestExcerpt = 4096;
+  const ResultStatus status = result.status();
+  std::string excerpt = status == ResultStatus::Failed || status == ResultStatus::HarnessError ? failure_excerpt(result) : "";
+  if (excerpt.size() > kLongestExcerpt) excerpt = excerpt.substr(0, kLongestExcerpt) + "...\n";
+  result.kept_excerpt = std::move(excerpt);
+  std::string().swap(result.run.stdout_text);
+  std::string().swap(result.run.stderr_text);
+  result.watchdog.reset();
+  result.sanitizer.reset();
+}
+
 
 }  // namespace gilsan

@@ -1,4 +1,4 @@
-#include "harness/runner/suite_merge.h"
+#include "harness/reports/suite_merge.h"
 
 #include <fstream>
 #include <nlohmann/json.hpp>

@@ -1,7 +1,7 @@
 // `gilsan --help`: the commands, their options and what they do, in one place (command_line.h).
 #include <string>
 
-#include "harness/runner/command_line.h"
+#include "harness/command/command_line.h"
 #include "harness/runner/under_command.h"
 
 namespace gilsan {

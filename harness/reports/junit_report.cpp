@@ -1,9 +1,9 @@
-#include "harness/runner/junit_report.h"
+#include "harness/reports/junit_report.h"
 
 #include <cstdio>
 #include <filesystem>
 
-#include "harness/runner/run_report.h"
+#include "harness/reports/run_report.h"
 
 namespace gilsan {
 namespace {

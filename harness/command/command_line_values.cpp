@@ -1,13 +1,13 @@
-#include "harness/runner/command_line_values.h"
+#include "harness/command/command_line_values.h"
 
 #include <charconv>
 #include <cmath>
 #include <filesystem>
 #include <stdexcept>
 
+#include "harness/command/output_path.h"
 #include "harness/profile/driver_profile.h"
 #include "harness/runner/conformance_vocabulary.h"
-#include "harness/runner/output_path.h"
 #include "harness/runner/python_environment.h"
 #include "harness/runner/resident_memory.h"
 #include "harness/runner/under_command.h"

@@ -23,4 +23,10 @@ inline constexpr int kMostSanitizerReports = 3;
 // the sanitizer's reports, else the end of the child's stderr ("" when there is none).
 std::string failure_excerpt(const ScenarioResult& result);
 
+// What a suite keeps of a finished run when no JUnit or SARIF file will embed its output: the outcome,
+// its numbers and, for a failure, its excerpt (cut at 4 KiB). The output (up to 16 MiB a stream) and
+// the reports were shown as the run ended; keeping them would make a suite's memory grow with every
+// run (ctest runner.soak.*).
+void keep_only_the_excerpt(ScenarioResult& result);
+
 }  // namespace gilsan

@@ -11,7 +11,7 @@
 #include <utility>
 #include <vector>
 
-#include "harness/runner/command_line.h"
+#include "harness/command/command_line.h"
 
 namespace gilsan {
 

@@ -1,4 +1,4 @@
-#include "harness/runner/commands.h"
+#include "harness/command/commands.h"
 
 #include <unistd.h>
 
@@ -10,21 +10,23 @@
 #include <iostream>
 #include <string_view>
 
-#include "harness/runner/conformance_markdown.h"
-#include "harness/runner/exit_codes.h"
+#include "harness/command/exit_codes.h"
+#include "harness/command/output_path.h"
+#include "harness/command/run_progress.h"
+#include "harness/command/suite_progress.h"
+#include "harness/reports/conformance_markdown.h"
+#include "harness/reports/failure_excerpt.h"
+#include "harness/reports/github_annotations.h"
+#include "harness/reports/junit_report.h"
+#include "harness/reports/results_file.h"
+#include "harness/reports/run_report.h"
+#include "harness/reports/sarif_report.h"
+#include "harness/reports/suite_matrix.h"
+#include "harness/reports/suite_results_json.h"
 #include "harness/runner/interrupt_hook.h"
-#include "harness/runner/junit_report.h"
-#include "harness/runner/output_path.h"
 #include "harness/runner/run_folders.h"
 #include "harness/runner/run_guardian.h"
-#include "harness/runner/run_progress.h"
-#include "harness/runner/run_report.h"
-#include "harness/runner/sarif_report.h"
-#include "harness/runner/github_annotations.h"
 #include "harness/runner/scenario_sanitizer.h"
-#include "harness/runner/suite_matrix.h"
-#include "harness/runner/suite_progress.h"
-#include "harness/runner/suite_results_json.h"
 #include "harness/runner/under_command.h"
 #include "harness/text/errno_text.h"
 
@@ -160,6 +162,19 @@ int run_command(const RunCommand& command) {
 
 namespace {
 
+// The files a suite was asked for, each written whole; throws std::system_error naming one that cannot be.
+void write_suite_outputs(const SuiteOutputs& outputs, const RunSettings& run, const SuiteSummary& summary) {
+  const std::vector<ScenarioResult>& results = summary.results;
+  if (outputs.junit_path) write_results_file(*outputs.junit_path, junit_xml(results, summary.seconds));
+  if (outputs.sarif_path)
+    write_results_file(*outputs.sarif_path, sarif_log(results, outputs.sarif_root.value_or(default_sarif_root())));
+  if (outputs.json_path) write_results_file(*outputs.json_path, suite_results_json(results, run, summary.seconds));
+  if (outputs.markdown_path)
+    write_results_file(*outputs.markdown_path,
+                       conformance_markdown(results, run.driver ? run.driver->kind : run.driver_request,
+                                            outputs.command_line));
+}
+
 // The matrix, the failures and the summary line of a suite's results; the exit code they make.
 int report_suite(const std::vector<ScenarioResult>& results, const SuiteSummary& summary) {
   if (const std::string skips = skip_summary(results); !skips.empty()) std::cout << skips;
@@ -240,10 +255,18 @@ int suite_command(const SuiteCommand& command) {
   InterruptHook interrupt;
   SuiteProgress progress(items.size(), command.verbose);
   SupervisionHook* hooks[] = {&interrupt, &progress};
+  const SuiteOutputs& outputs = command.outputs;
+  // JUnit and SARIF carry the runs' output and reports, so those are kept for them.
+  const bool keep_everything = outputs.junit_path || outputs.sarif_path;
   const SuiteSummary summary = run_suite(
-      settings, items, hooks, [&](const ScenarioResult& result) { progress.ended(result); },
+      settings, items, hooks,
+      [&](ScenarioResult& result) {
+        progress.ended(result);
+        if (!keep_everything) keep_only_the_excerpt(result);
+      },
       [&](const SuiteItem& item) { progress.started(item); });
   progress.done();
+  write_suite_outputs(outputs, settings.run, summary);
   return report_suite(summary.results, summary);
 }
 

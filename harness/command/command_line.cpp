@@ -1,4 +1,4 @@
-#include "harness/runner/command_line.h"
+#include "harness/command/command_line.h"
 
 #include <algorithm>
 #include <cstdlib>
@@ -6,9 +6,9 @@
 #include <vector>
 
 #include "harness/cli/option_table.h"
+#include "harness/command/command_help.h"
+#include "harness/command/command_line_values.h"
 #include "harness/driver/install_layout.h"
-#include "harness/runner/command_help.h"
-#include "harness/runner/command_line_values.h"
 
 namespace gilsan {
 namespace {
@@ -77,14 +77,15 @@ RunCommand parse_run(Arguments arguments) {
 SuiteCommand parse_suite(Arguments arguments) {
   SuiteCommand command;
   SuiteSettings& settings = command.settings;
-  settings.command_line = joined_command("suite", arguments);
+  SuiteOutputs& outputs = command.outputs;
+  outputs.command_line = joined_command("suite", arguments);
   OptionTable table;
   add_run_options(table, settings.run);
-  table.value("--junit", [&settings](const std::string& value) { settings.junit_path = checked_output("--junit", value); });
-  table.value("--sarif", [&settings](const std::string& value) { settings.sarif_path = checked_output("--sarif", value); });
-  table.value("--sarif-root", [&settings](const std::string& value) { settings.sarif_root = checked_sarif_root(value); });
-  table.value("--json", [&settings](const std::string& value) { settings.json_path = checked_output("--json", value); });
-  table.value("--markdown", [&settings](const std::string& value) { settings.markdown_path = checked_output("--markdown", value); });
+  table.value("--junit", [&outputs](const std::string& value) { outputs.junit_path = checked_output("--junit", value); });
+  table.value("--sarif", [&outputs](const std::string& value) { outputs.sarif_path = checked_output("--sarif", value); });
+  table.value("--sarif-root", [&outputs](const std::string& value) { outputs.sarif_root = checked_sarif_root(value); });
+  table.value("--json", [&outputs](const std::string& value) { outputs.json_path = checked_output("--json", value); });
+  table.value("--markdown", [&outputs](const std::string& value) { outputs.markdown_path = checked_output("--markdown", value); });
   table.value("--impl", [&settings](const std::string& value) { settings.implementations = checked_implementations(value); });
   table.value("--jobs", [&settings](const std::string& value) { settings.jobs = checked_jobs(value); });
   table.value("--shard", [&settings](const std::string& value) {

@@ -1,4 +1,4 @@
-#include "harness/runner/run_report.h"
+#include "harness/reports/run_report.h"
 
 #include <sys/wait.h>
 

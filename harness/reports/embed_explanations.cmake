@@ -11,8 +11,8 @@ foreach(page ${pages})
   endif()
   string(APPEND entries "    {\"${name}\", R\"gilsan_explain(${text})gilsan_explain\"},\n")
 endforeach()
-file(WRITE "${OUTPUT}" "// Generated from ${INPUT_DIR} by harness/runner/embed_explanations.cmake; do not edit.
-#include \"harness/runner/explanations.h\"
+file(WRITE "${OUTPUT}" "// Generated from ${INPUT_DIR} by harness/reports/embed_explanations.cmake; do not edit.
+#include \"harness/reports/explanations.h\"
 
 namespace gilsan {
 

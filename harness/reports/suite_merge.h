@@ -8,7 +8,7 @@
 #include <string_view>
 #include <vector>
 
-#include "harness/runner/conformance_markdown.h"
+#include "harness/reports/conformance_markdown.h"
 #include "harness/runner/scenario_run.h"
 
 namespace gilsan {

@@ -1,4 +1,4 @@
-#include "harness/runner/output_path.h"
+#include "harness/command/output_path.h"
 
 #include <fcntl.h>
 #include <unistd.h>

@@ -1,11 +1,11 @@
-#include "harness/runner/suite_matrix.h"
+#include "harness/reports/suite_matrix.h"
 
 #include <algorithm>
 #include <map>
 #include <string_view>
 
-#include "harness/runner/failure_excerpt.h"
-#include "harness/runner/run_report.h"
+#include "harness/reports/failure_excerpt.h"
+#include "harness/reports/run_report.h"
 
 namespace gilsan {
 namespace {

@@ -1,10 +1,10 @@
-#include "harness/runner/conformance_markdown.h"
+#include "harness/reports/conformance_markdown.h"
 
 #include <algorithm>
 #include <map>
 
-#include "harness/runner/failure_excerpt.h"
-#include "harness/runner/suite_merge.h"
+#include "harness/reports/failure_excerpt.h"
+#include "harness/reports/suite_merge.h"
 
 namespace gilsan {
 namespace {

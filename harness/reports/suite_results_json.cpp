@@ -1,8 +1,8 @@
-#include "harness/runner/suite_results_json.h"
+#include "harness/reports/suite_results_json.h"
 
 #include <nlohmann/json.hpp>
 
-#include "harness/runner/failure_excerpt.h"
+#include "harness/reports/failure_excerpt.h"
 
 namespace gilsan {
 namespace {

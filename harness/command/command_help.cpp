@@ -1,9 +1,9 @@
-#include "harness/runner/command_help.h"
+#include "harness/command/command_help.h"
 
 #include <set>
 #include <vector>
 
-#include "harness/runner/command_line.h"
+#include "harness/command/command_line.h"
 #include "harness/text/lines.h"
 
 namespace gilsan {

@@ -2,7 +2,7 @@
 // Errors they cannot turn into an outcome propagate: ScenarioInputError (exit 2), anything else (3).
 #pragma once
 
-#include "harness/runner/command_line.h"
+#include "harness/command/command_line.h"
 
 namespace gilsan {
 

@@ -1,4 +1,4 @@
-#include "harness/runner/run_progress.h"
+#include "harness/command/run_progress.h"
 
 #include <unistd.h>
 

@@ -1,4 +1,4 @@
-#include "harness/runner/reported_line.h"
+#include "harness/reports/reported_line.h"
 
 #include <charconv>
 #include <string>

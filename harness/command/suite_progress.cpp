@@ -1,4 +1,4 @@
-#include "harness/runner/suite_progress.h"
+#include "harness/command/suite_progress.h"
 
 #include <sys/ioctl.h>
 #include <unistd.h>
@@ -7,8 +7,8 @@
 #include <atomic>
 #include <iostream>
 
-#include "harness/runner/run_progress.h"
-#include "harness/runner/run_report.h"
+#include "harness/command/run_progress.h"
+#include "harness/reports/run_report.h"
 
 namespace gilsan {
 namespace {

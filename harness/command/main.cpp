@@ -6,10 +6,10 @@
 #include <variant>
 #include <vector>
 
-#include "harness/runner/command_help.h"
-#include "harness/runner/command_line.h"
-#include "harness/runner/commands.h"
-#include "harness/runner/exit_codes.h"
+#include "harness/command/command_help.h"
+#include "harness/command/command_line.h"
+#include "harness/command/commands.h"
+#include "harness/command/exit_codes.h"
 #include "harness/runner/scenario_header.h"
 #ifdef GILSAN_WITH_PROBE
 #include "harness/probe/probe_command.h"

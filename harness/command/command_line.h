@@ -9,12 +9,12 @@
 #include <string_view>
 #include <variant>
 
-#include "harness/runner/explanations.h"
+#include "harness/reports/explanations.h"
+#include "harness/reports/suite_merge.h"
 #include "harness/runner/program_child.h"
 #include "harness/runner/scenario_child.h"
 #include "harness/runner/scenario_run.h"
 #include "harness/runner/suite.h"
-#include "harness/runner/suite_merge.h"
 
 namespace gilsan {
 
@@ -35,8 +35,19 @@ struct RunCommand {
   std::optional<std::string> sarif_root;   // --sarif-root: SARIF's URIs relative to it (default_sarif_root)
 };
 
+// What a suite writes besides its console lines (harness/reports).
+struct SuiteOutputs {
+  std::optional<std::string> junit_path;
+  std::optional<std::string> sarif_path;     // --sarif: code-scanning results (sarif_report.h)
+  std::optional<std::string> sarif_root;     // --sarif-root: SARIF's URIs relative to it (default_sarif_root)
+  std::optional<std::string> json_path;      // --json: the results, schema gilsan-suite-results/1
+  std::optional<std::string> markdown_path;  // --markdown: the conformance report (conformance_markdown.h)
+  std::string command_line;                  // how the suite was asked for, for the Markdown report
+};
+
 struct SuiteCommand {
   SuiteSettings settings;
+  SuiteOutputs outputs;
   bool verbose = false;  // --verbose: a line per skipped run too, not one per reason
 };
 

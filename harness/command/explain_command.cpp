@@ -1,8 +1,8 @@
 #include <iostream>
 #include <string>
 
-#include "harness/runner/exit_codes.h"
-#include "harness/runner/explanations.h"
+#include "harness/command/exit_codes.h"
+#include "harness/reports/explanations.h"
 #include "harness/text/printable.h"
 
 namespace gilsan {

@@ -1,9 +1,9 @@
-#include "harness/runner/github_annotations.h"
+#include "harness/reports/github_annotations.h"
 
 #include <cstdlib>
 
-#include "harness/runner/failure_excerpt.h"
-#include "harness/runner/reported_line.h"
+#include "harness/reports/failure_excerpt.h"
+#include "harness/reports/reported_line.h"
 
 namespace gilsan {
 
