@@ -47,19 +47,24 @@ void add_once(std::vector<T>& list, const T& value) {
   if (std::find(list.begin(), list.end(), value) == list.end()) list.push_back(value);
 }
 
-// A side of the comparison: its kind of driver, and its driver version where both sides are of one
-// kind (gilsan merge compares those only when their versions differ), e.g. "real 580.159.04".
-std::string side_label(const std::string& driver, const std::vector<ScenarioResult>& results, bool same_kind) {
+// A side of the comparison: its kind of driver, its driver version where both sides are of one kind
+// (gilsan merge compares those only when their versions differ), e.g. "real 580.159.04", and the gilsan
+// that ran it where that is all that tells them apart ("real 580.159.04, gilsan 0.1.0+g1a2b3c4").
+std::string side_label(const std::string& driver, const std::vector<ScenarioResult>& results, bool same_kind,
+                       bool by_gilsan) {
   const std::string version = same_kind ? reported_driver_version(results) : "";
-  return version.empty() ? driver : driver + " " + version;
+  std::string label = version.empty() ? driver : driver + " " + version;
+  if (by_gilsan) label += ", gilsan " + reported_gilsan_version(results);
+  return label;
 }
 
 // Runs of `results` and `compared` that both drivers ran (neither skipped) and that ended differently.
 std::string differences(const std::vector<ScenarioResult>& results, const std::string& driver,
                         const ComparedRun& compared) {
   const bool same_kind = driver == compared.driver;
-  const std::string ours = side_label(driver, results, same_kind);
-  const std::string theirs = side_label(compared.driver, compared.results, same_kind);
+  const bool by_gilsan = same_kind && reported_driver_version(results) == reported_driver_version(compared.results);
+  const std::string ours = side_label(driver, results, same_kind, by_gilsan);
+  const std::string theirs = side_label(compared.driver, compared.results, same_kind, by_gilsan);
   std::map<std::pair<std::string, std::string>, const ScenarioResult*> other;
   for (const ScenarioResult& result : compared.results)
     if (result.implementation) other[{result.scenario, *result.implementation}] = &result;

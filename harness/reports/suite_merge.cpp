@@ -52,6 +52,8 @@ SuiteResultsDocument parse_suite_results(std::string_view text, const std::strin
   try {
     parsed.driver = document.value("driver", "");
     const std::string platform = document.value("platform", "");
+    // Results of gilsans before the field: "" (not told).
+    const std::string made_by = document.value("gilsan", "");
     // Runs the document declares void after the fact (a measurement spoiled, e.g. by other runs sharing
     // the GPU), each with why: merged as skipped, with the reason and the outcome they had.
     const json voided = document.value("void", json::object());
@@ -62,6 +64,7 @@ SuiteResultsDocument parse_suite_results(std::string_view text, const std::strin
       if (const auto version = record.find("implementation_version"); version != record.end() && !version->is_null())
         result.run.report.implementation_version = version->get<std::string>();
       if (!platform.empty()) result.run.report.platform = platform;
+      result.gilsan_version = made_by;
       result.header.expect = parse_expectation(record.at("expect").get<std::string>());
       result.outcome = outcome_from_string(record.at("outcome").get<std::string>());
       result.matched = status_named(record.at("status").get<std::string>(), source) == ResultStatus::Passed;
@@ -124,6 +127,13 @@ std::string driver_version_in(std::string_view platform) {
   return std::string(rest.substr(0, rest.find_first_of(",;")));
 }
 
+std::string reported_gilsan_version(const std::vector<ScenarioResult>& results) {
+  for (const ScenarioResult& result : results) {
+    if (!result.gilsan_version.empty()) return result.gilsan_version;
+  }
+  return "";
+}
+
 std::string reported_driver_version(const std::vector<ScenarioResult>& results) {
   for (const ScenarioResult& result : results)
     if (result.run.report.platform)
@@ -136,7 +146,12 @@ void check_comparable(const ComparedRun& compared, const std::string& driver, co
   // One kind of driver on both sides: only their driver versions can tell the two runs apart.
   const std::string ours = reported_driver_version(results);
   const std::string theirs = reported_driver_version(compared.results);
-  const std::string lacking = "needs results of another driver or driver version: both are of the " + driver + " driver";
+  // The same driver (or none named) run by two gilsans: a gilsan update.
+  const std::string our_gilsan = reported_gilsan_version(results);
+  const std::string their_gilsan = reported_gilsan_version(compared.results);
+  if (ours == theirs && !our_gilsan.empty() && !their_gilsan.empty() && our_gilsan != their_gilsan) return;
+  const std::string lacking =
+      "needs results of another driver, driver version or gilsan: both are of the " + driver + " driver";
   if (ours.empty() && theirs.empty()) throw std::runtime_error(lacking + ", and neither names its driver version");
   if (ours.empty() || theirs.empty())
     throw std::runtime_error(lacking + ", and the " + (ours.empty() ? "merged" : "--compare") +

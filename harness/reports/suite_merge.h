@@ -46,10 +46,14 @@ std::vector<ScenarioResult> read_suite_results(const std::vector<std::string>& p
 std::string driver_version_in(std::string_view platform);
 // The driver version the first of `results` that names one reports; "".
 std::string reported_driver_version(const std::vector<ScenarioResult>& results);
+// The gilsan version the first of `results` that names one was run by; "" (results of gilsans before
+// the results file said it).
+std::string reported_gilsan_version(const std::vector<ScenarioResult>& results);
 
 // gilsan merge --compare: whether `compared` may be compared with `results` of the `driver` kind. It
-// must be of another kind of driver, or of the same kind with another driver version (a driver
-// update): a run that cannot be told apart from the other would make a table of nothing. Throws
+// must be of another kind of driver, of the same kind with another driver version (a driver update),
+// or of the same driver run by another gilsan (a gilsan update): a run that cannot be told apart from
+// the other would make a table of nothing. Throws
 // std::runtime_error with one line saying what "--compare " lacks ("needs results of another driver
 // or driver version: both are of the real driver 580.159.04").
 void check_comparable(const ComparedRun& compared, const std::string& driver, const std::vector<ScenarioResult>& results);

@@ -42,12 +42,17 @@ std::string suite_results_json(const std::vector<ScenarioResult>& results, const
                                        : ""}});
     if (platform.empty() && report.platform) platform = *report.platform;
   }
+  // The gilsan that ran them (merged results keep the one their files name); this one's for none.
+  const std::string version = !results.empty() && !results.front().gilsan_version.empty()
+                                  ? results.front().gilsan_version
+                                  : gilsan_version();
   nlohmann::json document = {
       {"schema", "gilsan-suite-results/1"},
       {"driver", settings.driver ? settings.driver->kind : settings.driver_request},
       {"driver_reason", settings.driver ? settings.driver->reason : ""},
       {"sanitize", settings.sanitize},
       {"platform", platform},
+      {"gilsan", version},
       {"total_seconds", total_seconds},
       {"results", std::move(records)},
   };

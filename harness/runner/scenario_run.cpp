@@ -191,6 +191,8 @@ void pin_module_loading(ChildCommand& command, const ScenarioHeader& header) {
 
 }  // namespace
 
+std::string gilsan_version() { return GILSAN_VERSION; }
+
 double effective_timeout_seconds(const ScenarioHeader& header, const RunSettings& settings) {
   const double seconds = settings.timeout_override_seconds.value_or(header.timeout_seconds.value_or(kDefaultTimeoutSeconds));
   return settings.under.empty() ? seconds : seconds * kUnderTimeoutFactor;
@@ -218,6 +220,7 @@ ResultStatus ScenarioResult::status() const {
 ScenarioResult run_scenario(const std::string& scenario, const ScenarioHeader& header, const RunSettings& settings,
                             std::span<SupervisionHook* const> hooks) {
   ScenarioResult result;
+  result.gilsan_version = gilsan_version();
   result.scenario = scenario;
   result.header = header;
   if (header.is_conformance()) {

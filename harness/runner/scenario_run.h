@@ -57,9 +57,14 @@ struct ScenarioResult {
   // Set when a suite kept only the summary of this run (suite.h): the failure excerpt it had, the
   // output and the reports themselves being gone.
   std::optional<std::string> kept_excerpt;
+  // The gilsan that ran it (gilsan_version(); a merged result: the one its results file names).
+  std::string gilsan_version;
 
   ResultStatus status() const;
 };
+
+// This gilsan's version: the project's version and `git describe` of its source (cmake/GilsanVersion.cmake).
+std::string gilsan_version();
 
 // The timeout a run of `header` gets: --timeout, else the header's, else the default; scaled by
 // kUnderTimeoutFactor under --under.

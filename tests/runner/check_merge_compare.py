@@ -64,7 +64,7 @@ def main():
         if len(rows) != 1:
             fail(f"the comparison lists {len(rows)} runs, expected the one that differs:\n{comparison}")
 
-        lacking = "--compare needs results of another driver or driver version: both are of the real driver"
+        lacking = "--compare needs results of another driver, driver version or gilsan: both are of the real driver"
         refused(gilsan, [older, "--compare", older], markdown + ".same", f"{lacking} 580.159.04")
         refused(gilsan, [older, "--compare", no_platform], markdown + ".unknown",
                 f"{lacking}, and the --compare results name no driver version in their platform")

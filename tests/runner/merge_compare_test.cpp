@@ -59,11 +59,39 @@ TEST(MergeCompare, TwoVersionsOfTheRealDriverAreComparedAndLabelledByVersion) {
 }
 
 TEST(MergeCompare, RunsThatCannotBeToldApartAreRefused) {
-  const std::string lacking = "needs results of another driver or driver version: both are of the real driver";
+  const std::string lacking = "needs results of another driver, driver version or gilsan: both are of the real driver";
   EXPECT_EQ(refusal(compared(kOlder), "real", read(kOlder)), lacking + " 580.159.04");
   std::vector<ScenarioResult> unnamed = read(kOlder);
   for (ScenarioResult& result : unnamed) result.run.report.platform = "NVIDIA H200, CUDA driver API 13.0";
   EXPECT_EQ(refusal(compared(kNewer), "real", unnamed), lacking + ", and the merged results name no driver version in their platform");
+}
+
+// The same driver run by two gilsans (a gilsan update): compared, each side labelled by its gilsan.
+TEST(MergeCompare, TwoGilsansOnOneDriverAreComparedAndLabelledByGilsan) {
+  std::vector<ScenarioResult> before = read(kOlder);
+  ComparedRun after = compared(kOlder);
+  for (ScenarioResult& result : before) result.gilsan_version = "0.1.0+g1111111";
+  for (ScenarioResult& result : after.results) result.gilsan_version = "0.1.0+g2222222";
+  after.results.front().outcome = Outcome{OutcomeKind::Exception, "KeyError"};
+  ASSERT_EQ(refusal(after, "real", before), "");
+  const std::string text = conformance_markdown(before, "real", "gilsan merge", &after);
+  EXPECT_NE(text.find("| real 580.159.04, gilsan 0.1.0+g1111111 | real 580.159.04, gilsan 0.1.0+g2222222 |\n"),
+            std::string::npos) << text;
+  // One gilsan on both sides tells nothing apart.
+  for (ScenarioResult& result : after.results) result.gilsan_version = "0.1.0+g1111111";
+  EXPECT_NE(refusal(after, "real", before), "");
+}
+
+// A results file says which gilsan wrote it, and merging keeps it.
+TEST(MergeCompare, AResultsFileNamesTheGilsanThatRanIt) {
+  const std::string text =
+      R"({"schema": "gilsan-suite-results/1", "driver": "sim", "platform": "", "gilsan": "0.1.0+gabcdef0",
+          "results": [{"scenario": "a.py", "implementation": null, "expect": "pass", "outcome": "pass",
+                       "status": "passed", "seconds": 0.1}]})";
+  const SuiteResultsDocument document = parse_suite_results(text, "x.json");
+  ASSERT_EQ(document.results.size(), 1u);
+  EXPECT_EQ(document.results[0].gilsan_version, "0.1.0+gabcdef0");
+  EXPECT_EQ(reported_gilsan_version(document.results), "0.1.0+gabcdef0");
 }
 
 // Another kind of driver tells the runs apart by itself: the labels stay the kinds (docs/conformance.md).
