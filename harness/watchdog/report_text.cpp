@@ -126,11 +126,15 @@ void write_thread(std::ostream& out, const HangReport& report, const ThreadSnaps
     }
   }
   if (thread.python_stack) {
-    out << "    Python stack (most recent call first):\n";
+    std::vector<const PythonFrame*> shown;
     for (const PythonFrame& frame : *thread.python_stack) {
-      if (text::is_gilsan_python_frame(frame.file)) continue;
-      out << "      " << frame.file << ":" << frame.line << " in " << frame.function << "\n";
+      if (!text::is_gilsan_python_frame(frame.file)) shown.push_back(&frame);
     }
+    // A thread waiting to enter Python (a host function's trampoline waiting for the GIL) has no frame yet.
+    if (shown.empty()) out << "    Python stack: none (no Python frame on this thread)\n";
+    if (!shown.empty()) out << "    Python stack (most recent call first):\n";
+    for (const PythonFrame* frame : shown)
+      out << "      " << frame->file << ":" << frame->line << " in " << frame->function << "\n";
   }
   write_native_stack(out, thread, detail);
 }
