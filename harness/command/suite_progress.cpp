@@ -4,7 +4,7 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <atomic>
+#include <csignal>
 #include <iostream>
 
 #include "harness/command/run_progress.h"
@@ -13,10 +13,11 @@
 namespace gilsan {
 namespace {
 
-// Set by SIGWINCH, taken by the next tick: the handler itself writes nothing.
-std::atomic<bool> g_resized{false};
+// Set by SIGWINCH, taken by the next tick: the handler itself writes nothing. A resize that lands between
+// a tick's read and its clear waits for the next redraw (a run's start or end): nothing is lost but a frame.
+volatile sig_atomic_t g_resized = 0;
 
-void note_resize(int) { g_resized.store(true, std::memory_order_relaxed); }
+void note_resize(int) { g_resized = 1; }
 
 bool continuation_byte(char c) { return (static_cast<unsigned char>(c) & 0xC0) == 0x80; }
 
@@ -74,8 +75,10 @@ void SuiteProgress::done() {
 }
 
 std::optional<Verdict> SuiteProgress::on_tick(pid_t) {
-  if (live_ && g_resized.exchange(false, std::memory_order_relaxed)) {
-    std::lock_guard lock(mutex_);
+  if (!live_) return std::nullopt;
+  std::lock_guard lock(mutex_);  // every worker ticks: one of them takes the flag
+  if (g_resized != 0) {
+    g_resized = 0;
     redraw();
   }
   return std::nullopt;

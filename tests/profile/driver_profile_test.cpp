@@ -5,19 +5,13 @@
 #include <sstream>
 
 #include "harness/profile/driver_profile.h"
+#include "tests/profile/file_text.h"
 #include "tests/profile/profile_error_text.h"
 
 namespace gilsan {
 namespace {
 
-std::string read_file(const std::string& path) {
-  std::ifstream in(path);
-  std::stringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
-
-std::string shipped() { return read_file(GILSAN_DEFAULT_PROFILE_PATH); }
+std::string shipped() { return profile_fixtures::file_text(GILSAN_DEFAULT_PROFILE_PATH); }
 
 // The shipped profile's text with the value of `entry` in `section` replaced by `value` (a JSON
 // literal), or the whole line removed when `value` is empty; whatever the shipped value is.

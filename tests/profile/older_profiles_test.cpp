@@ -12,6 +12,7 @@
 
 #include "harness/profile/absent_entry_points.h"
 #include "harness/profile/driver_profile.h"
+#include "tests/profile/file_text.h"
 #include "tests/profile/profile_error_text.h"
 
 namespace gilsan {
@@ -23,12 +24,7 @@ namespace fs = std::filesystem;
 const std::vector<std::string> kAddedSinceFirstRelease = {"cuCtxGetStreamPriorityRange", "cuDeviceGetUuid",
                                                           "cuGraphInstantiateWithParams", "cuStreamGetPriority"};
 
-std::string read_file(const fs::path& path) {
-  std::ifstream in(path);
-  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
-}
-
-std::string first_release_text() { return read_file(GILSAN_PROFILE_9DE6920_FIXTURE); }
+std::string first_release_text() { return profile_fixtures::file_text(GILSAN_PROFILE_9DE6920_FIXTURE); }
 
 bool listed(const std::vector<std::string>& cells, const std::string& cell) {
   return std::find(cells.begin(), cells.end(), cell) != cells.end();
@@ -86,7 +82,7 @@ TEST(OlderProfiles, TheFirstReleasesProfileLoadsWithWhatItLacksUnmeasured) {
 TEST(OlderProfiles, TheLineNamesTheFileAndEveryEntryPointItLacks) {
   EXPECT_EQ(absent_entry_points_warning(parse_driver_profile(first_release_text(), "old.json"), "old.json"),
             expected_warning("old.json"));
-  const DriverProfile shipped = parse_driver_profile(read_file(GILSAN_DEFAULT_PROFILE_PATH), "shipped");
+  const DriverProfile shipped = parse_driver_profile(profile_fixtures::file_text(GILSAN_DEFAULT_PROFILE_PATH), "shipped");
   EXPECT_EQ(absent_entry_points_warning(shipped, "shipped"), "");
 }
 
@@ -182,7 +178,7 @@ TEST(OlderProfiles, EveryProfileGilsanWroteLoads) {
   for (const char* folder : {"profiles", "docs/results", "tests/profile/fixtures"}) {
     for (const auto& file : fs::recursive_directory_iterator(fs::path(GILSAN_SOURCE_DIR) / folder)) {
       if (file.path().extension() != ".json") continue;
-      const std::string text = read_file(file.path());
+      const std::string text = profile_fixtures::file_text(file.path());
       if (text.find("\"schema\": \"gilsan-driver-profile/") == std::string::npos) continue;
       EXPECT_NO_THROW(parse_driver_profile(text, file.path().string())) << file.path();
       ++loaded;
