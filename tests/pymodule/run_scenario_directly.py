@@ -17,19 +17,14 @@ import subprocess
 import sys
 import tempfile
 
-HEADER_LINE = re.compile(r"^#\s*gilsan:\s*(\w+)\s*=\s*(.+?)\s*$")
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+from scenario_header_lines import header_lines  # noqa: E402  (tests/, beside this folder)
+
 SKIP = 77
 
 
 def read_header(path):
-    header = {}
-    with open(path, encoding="utf-8") as scenario:
-        for line in scenario:
-            if line.strip() and not line.startswith("#"):
-                break
-            match = HEADER_LINE.match(line)
-            if match:
-                header[match.group(1)] = match.group(2)
+    header = header_lines(path)
     if "expect" not in header:
         sys.exit(f"{path}: no '# gilsan: expect = ...' line")
     return header

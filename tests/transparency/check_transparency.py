@@ -30,22 +30,12 @@ import sys
 import tempfile
 import time
 
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+from scenario_header_lines import header_lines  # noqa: E402  (tests/, beside this folder)
+
 ADDRESS = re.compile(r"0x[0-9a-fA-F]+")
-HEADER_LINE = re.compile(r"^#\s*gilsan:\s*(\w+)\s*=\s*(.+?)\s*$")
 # An ASan or UBSan error ends the program with this status, which no program of the set uses.
 TRANSPARENCY_ASAN_EXIT = 97
-
-
-def header_of(path):
-    header = {}
-    with open(path, encoding="utf-8") as scenario:
-        for line in scenario:
-            if line.strip() and not line.startswith("#"):
-                break
-            match = HEADER_LINE.match(line)
-            if match:
-                header[match.group(1)] = match.group(2)
-    return header
 
 
 def listed(value):
@@ -81,7 +71,7 @@ def scenarios_of(folder, args):
             if not file.endswith(".py"):
                 continue
             path = os.path.join(root, file)
-            header = header_of(path)
+            header = header_lines(path)
             name = os.path.relpath(path, os.path.dirname(os.path.abspath(folder)))
             if header.get("expect") != "pass" or "sim" not in listed(header.get("drivers", "sim, real")):
                 continue
@@ -110,7 +100,7 @@ def conformance_pairs_of(results_file, args):
         path = os.path.join(root, result["scenario"])
         env = {"PYTHONPATH": os.pathsep.join(p for p in (args.impl_path, args.module_path) if p),
                "GILSAN_IMPL": result["implementation"]}
-        env.update(header_env(path, header_of(path)))
+        env.update(header_env(path, header_lines(path)))
         programs.append(Program(f"{result['scenario']}[{result['implementation']}]", [path], env))
     return programs
 
