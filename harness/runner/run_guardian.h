@@ -6,7 +6,8 @@
 // pipe whose only write end gilsan holds. When gilsan is gone the pipe reaches end of file: the guardian
 // SIGKILLs every process that carries the marker of one of gilsan's runs (run_marker.h) and the process
 // groups they lead, removes gilsan's run folders (run_folders.h), and exits. When gilsan ends normally
-// it has cleaned up already; the guardian finds nothing and gilsan reaps it.
+// it has cleaned up already: it says so on the pipe before closing it, the guardian exits without
+// looking, and gilsan reaps it.
 #pragma once
 
 #include <sys/types.h>
