@@ -23,10 +23,12 @@ TEST(BoardThreads, ConcurrentWritersAndAReader) {
   ::setenv(kBoardEnvironmentVariable, region.path().c_str(), 1);
   ASSERT_TRUE(attach());
 
+  constexpr std::uint64_t kWriters = 3;
   std::atomic<bool> stop{false};
+  std::atomic<std::uint64_t> writing{0};
   std::vector<std::thread> writers;
-  for (std::uint64_t w = 1; w <= 3; ++w) {
-    writers.emplace_back([&stop, w] {
+  for (std::uint64_t w = 1; w <= kWriters; ++w) {
+    writers.emplace_back([&stop, &writing, w] {
       set_role(Role::OtherNative, w);
       HostFunctionInfo info;
       info.kind = HostFunctionKind::Native;
@@ -38,6 +40,7 @@ TEST(BoardThreads, ConcurrentWritersAndAReader) {
       // One call stays open throughout, so every consistent read has a call record to check.
       std::string outer = "cu" + std::to_string(w);
       enter_call(outer.c_str(), w, w, w);
+      writing.fetch_add(1);
       for (std::uint64_t i = w * 1'000'000; !stop.load(std::memory_order_relaxed); ++i) {
         // A thread that writes without pause can starve the reader's seqlock; real writers pause
         // (they block, which is when the watchdog reads), so these do now and then.
@@ -60,9 +63,28 @@ TEST(BoardThreads, ConcurrentWritersAndAReader) {
       exit_call();
     });
   }
+  // A failed assertion returns early: the writers are stopped and joined on every way out.
+  struct StopAndJoin {
+    std::atomic<bool>& stop;
+    std::vector<std::thread>& writers;
+    ~StopAndJoin() {
+      stop = true;
+      for (std::thread& writer : writers) writer.join();
+    }
+  } stop_and_join{stop, writers};
+  // The reader starts once every writer is inside its loop and reads until it has seen the writers
+  // finish host functions (so it read while they wrote): the 3,000 rounds alone take milliseconds,
+  // less than a loaded CI machine can take to start the writers (a CI run failed it, 2026-12-06).
+  // The deadline only keeps a broken writer from hanging the test.
+  while (writing.load() < kWriters) std::this_thread::yield();
   BoardReader reader(region.board());
+  const auto host_functions_ended = [&reader] {
+    return reader.progress()[static_cast<std::size_t>(ProgressKind::HostFunction)];
+  };
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(120);
   std::size_t checked = 0;
-  for (int round = 0; round < 3000; ++round) {
+  for (int round = 0; round < 3000 || checked < 1000 || host_functions_ended() < 1000; ++round) {
+    ASSERT_TRUE(std::chrono::steady_clock::now() < deadline) << "rounds " << round << ", calls checked " << checked;
     BoardContents contents = reader.read();
     for (const ThreadRecord& thread : contents.threads) {
       if (!thread.consistent) continue;
@@ -80,10 +102,6 @@ TEST(BoardThreads, ConcurrentWritersAndAReader) {
       ASSERT_EQ(pending.stream, pending.id);
     }
   }
-  stop = true;
-  for (std::thread& writer : writers) writer.join();
-  EXPECT_GT(checked, 0u);
-  EXPECT_GT(reader.progress()[static_cast<std::size_t>(ProgressKind::HostFunction)], 0u);
 }
 
 }  // namespace
