@@ -66,7 +66,7 @@ function(gilsan_python_preload_env out_var)
   set(${out_var} ${_env} PARENT_SCOPE)
 endfunction()
 
-# The ELF symbol reader and the DWARF source lines (harness/watchdog/elf_symbols, source_lines), a
+# The ELF symbol reader and the DWARF source lines (harness/symbols/elf_symbols, source_lines), a
 # library of their own: the watchdog and the sanitizer's sources (checkers/sources) both name code
 # addresses with them, and the sources must not drag the watchdog in. Source lines need elfutils'
 # headers (libdw-dev) to build; libdw.so.1 itself is loaded when a report is made (libdw_functions.h
@@ -75,7 +75,7 @@ function(gilsan_add_symbols_library)
   if(TARGET gilsan_elf_symbols)
     return()
   endif()
-  set(dir ${PROJECT_SOURCE_DIR}/harness/watchdog)
+  set(dir ${PROJECT_SOURCE_DIR}/harness/symbols)
   add_library(gilsan_elf_symbols STATIC ${dir}/elf_symbols.cpp ${dir}/source_lines.cpp ${dir}/libdw_functions.cpp)
   gilsan_target_defaults(gilsan_elf_symbols)
   find_path(GILSAN_LIBDW_INCLUDE_DIR elfutils/libdwfl.h)

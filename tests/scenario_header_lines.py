@@ -1,6 +1,6 @@
 """The '# gilsan: key = value' lines at the top of a scenario, for the test scripts that run scenarios
 without gilsan (tests/pymodule/run_scenario_directly.py, tests/transparency/check_transparency.py). The
-header's rules are gilsan's (harness/runner/scenario_header.cpp); this reads only its lines."""
+header's rules are gilsan's (harness/scenario/scenario_header.cpp); this reads only its lines."""
 import re
 
 HEADER_LINE = re.compile(r"^#\s*gilsan:\s*(\w+)\s*=\s*(.+?)\s*$")

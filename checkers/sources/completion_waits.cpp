@@ -1,6 +1,6 @@
 #include "checkers/sources/completion_waits.h"
 
-#include "checkers/sources/synchronizing_calls.h"
+#include "checkers/core/synchronizing_calls.h"
 
 namespace gilsan::checkers {
 namespace {

@@ -14,8 +14,8 @@
 #include <optional>
 #include <string>
 
-#include "harness/watchdog/elf_symbols.h"
-#include "harness/watchdog/source_lines.h"
+#include "harness/symbols/elf_symbols.h"
+#include "harness/symbols/source_lines.h"
 
 namespace gilsan::checkers {
 namespace {

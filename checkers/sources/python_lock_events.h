@@ -1,7 +1,7 @@
 // What a traced Python lock reports (python_lock_hooks.h), for any front end: to its Sanitizer (may
 // be null: the sanitizer is off) and to the watchdog's board. The front end exports the five C
 // functions of python_lock_hooks.h and calls these with its own Sanitizer: the scenario child
-// (harness/runner/scenario_python_locks.cpp) and the injected library
+// (harness/child/scenario_python_locks.cpp) and the injected library
 // (checkers/inject/python_lock_exports.cpp).
 //
 // Called with the GIL held, never from a signal handler; never throws. In a child of os.fork() the

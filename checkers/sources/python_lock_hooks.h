@@ -3,7 +3,7 @@
  * functions with default visibility; the Python side finds them by name (a ctypes handle of the
  * library, or a builtin module with functions of the same names):
  *   - the scenario child of `gilsan run`: the `gilsan` executable (ENABLE_EXPORTS),
- *     harness/runner/scenario_python_locks.cpp;
+ *     harness/child/scenario_python_locks.cpp;
  *   - under injection: libgilsan_inject.so (docs/sanitizer.md, "Python locks").
  *
  * Plain C so that ctypes can call it. Contract of every function:

@@ -8,7 +8,7 @@
 #include "checkers/core/host_function_runs.h"
 #include "checkers/core/per_thread.h"
 #include "checkers/sources/code_address.h"
-#include "checkers/sources/synchronizing_calls.h"
+#include "checkers/core/synchronizing_calls.h"
 #include "checkers/sources/thread_identity.h"
 
 namespace gilsan::checkers {

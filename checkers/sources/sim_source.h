@@ -1,4 +1,4 @@
-// SimSource: a gilsan driver's observer hooks (harness/simcuda/gilsan_sim.h) as an event source of
+// SimSource: a gilsan driver's observer hooks (harness/driverhooks/driver_observer.h) as an event source of
 // the Sanitizer: the simulated driver's, or the forwarding driver's in front of the real one
 // (harness/cudashim), so that a process on either gets driver-call and host-function events
 // without CUPTI, through the same code.
@@ -19,7 +19,7 @@
 #include "checkers/sources/code_address.h"
 #include "checkers/sources/completion_waits.h"
 #include "checkers/sources/error_names.h"
-#include "harness/simcuda/gilsan_sim.h"
+#include "harness/driverhooks/driver_observer.h"
 
 namespace gilsan::checkers {
 

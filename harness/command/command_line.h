@@ -11,10 +11,9 @@
 
 #include "harness/reports/explanations.h"
 #include "harness/reports/suite_merge.h"
-#include "harness/runner/program_child.h"
-#include "harness/runner/scenario_child.h"
 #include "harness/runner/scenario_run.h"
 #include "harness/runner/suite.h"
+#include "harness/scenario/child_protocol.h"
 
 namespace gilsan {
 

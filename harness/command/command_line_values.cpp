@@ -7,10 +7,10 @@
 
 #include "harness/command/output_path.h"
 #include "harness/profile/driver_profile.h"
-#include "harness/runner/conformance_vocabulary.h"
-#include "harness/runner/python_environment.h"
 #include "harness/runner/resident_memory.h"
 #include "harness/runner/under_command.h"
+#include "harness/scenario/conformance_vocabulary.h"
+#include "harness/scenario/python_environment.h"
 
 namespace gilsan {
 namespace {

@@ -26,8 +26,8 @@
 #include "harness/runner/interrupt_hook.h"
 #include "harness/runner/run_folders.h"
 #include "harness/runner/run_guardian.h"
-#include "harness/runner/scenario_sanitizer.h"
 #include "harness/runner/under_command.h"
+#include "harness/scenario/sanitizer_request.h"
 #include "harness/text/errno_text.h"
 
 namespace gilsan {

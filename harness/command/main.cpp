@@ -6,11 +6,13 @@
 #include <variant>
 #include <vector>
 
+#include "harness/child/program_child.h"
+#include "harness/child/scenario_child.h"
 #include "harness/command/command_help.h"
 #include "harness/command/command_line.h"
 #include "harness/command/commands.h"
 #include "harness/command/exit_codes.h"
-#include "harness/runner/scenario_header.h"
+#include "harness/scenario/scenario_header.h"
 #ifdef GILSAN_WITH_PROBE
 #include "harness/probe/probe_command.h"
 #endif

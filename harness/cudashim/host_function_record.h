@@ -7,7 +7,7 @@
 
 #include <atomic>
 
-#include "harness/simcuda/gilsan_sim.h"
+#include "harness/driverhooks/driver_observer.h"
 
 namespace gilsan::cudashim {
 

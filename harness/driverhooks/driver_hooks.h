@@ -1,5 +1,5 @@
 // What a driver of gilsan's (the simulated one, or the forwarding one in front of the real driver)
-// reports at each point that matters: to the installed observer (gilsan_sim.h) and to the watchdog's
+// reports at each point that matters: to the installed observer (driver_observer.h) and to the watchdog's
 // board (docs/watchdog.md, "What each writer should write"). One function per point, so that both
 // drivers say the same things in the same order.
 //
@@ -10,7 +10,7 @@
 
 #include <cuda.h>
 
-#include "harness/simcuda/gilsan_sim.h"
+#include "harness/driverhooks/driver_observer.h"
 
 namespace gilsan::driverhooks {
 

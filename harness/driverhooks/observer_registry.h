@@ -1,8 +1,8 @@
-// The observer installed with gilsanSimSetObserver (harness/simcuda/gilsan_sim.h): read on every
+// The observer installed with gilsanSimSetObserver (harness/driverhooks/driver_observer.h): read on every
 // driver call without taking a lock.
 #pragma once
 
-#include "harness/simcuda/gilsan_sim.h"
+#include "harness/driverhooks/driver_observer.h"
 
 namespace gilsan::driverhooks {
 

@@ -6,7 +6,7 @@
 #include <nlohmann/json.hpp>
 
 #include "harness/runner/resident_memory.h"
-#include "harness/runner/signal_names.h"
+#include "harness/scenario/signal_names.h"
 
 namespace gilsan {
 namespace {

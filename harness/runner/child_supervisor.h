@@ -15,8 +15,8 @@
 #include <vector>
 
 #include "harness/runner/child_process.h"
-#include "harness/runner/child_report.h"
-#include "harness/runner/outcome.h"
+#include "harness/scenario/child_report.h"
+#include "harness/scenario/outcome.h"
 
 namespace gilsan {
 

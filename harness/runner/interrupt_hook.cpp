@@ -1,6 +1,6 @@
 #include "harness/runner/interrupt_hook.h"
 
-#include "harness/runner/signal_names.h"
+#include "harness/scenario/signal_names.h"
 
 namespace gilsan {
 namespace {

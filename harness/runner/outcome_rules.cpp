@@ -5,7 +5,7 @@
 #include <algorithm>
 #include <string_view>
 
-#include "harness/runner/signal_names.h"
+#include "harness/scenario/signal_names.h"
 
 namespace gilsan {
 namespace {

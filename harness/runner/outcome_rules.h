@@ -13,7 +13,7 @@
 #include <vector>
 
 #include "harness/runner/child_supervisor.h"
-#include "harness/runner/outcome.h"
+#include "harness/scenario/outcome.h"
 
 namespace gilsan {
 

@@ -10,7 +10,7 @@
 #include <system_error>
 
 #include "harness/runner/run_folders.h"
-#include "harness/runner/scenario_sanitizer.h"
+#include "harness/scenario/child_protocol.h"
 
 namespace gilsan {
 namespace {

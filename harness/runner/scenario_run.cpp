@@ -15,12 +15,11 @@
 #include "harness/driver/install_layout.h"
 #include "harness/profile/driver_profile.h"
 #include "harness/runner/child_process.h"
-#include "harness/runner/child_report.h"
-#include "harness/runner/program_child.h"
 #include "harness/runner/outcome_rules.h"
-#include "harness/runner/scenario_child.h"
-#include "harness/runner/scenario_sanitizer.h"
 #include "harness/runner/under_command.h"
+#include "harness/scenario/child_protocol.h"
+#include "harness/scenario/child_report.h"
+#include "harness/scenario/sanitizer_request.h"
 
 extern char** environ;
 

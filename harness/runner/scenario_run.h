@@ -7,11 +7,11 @@
 #include <vector>
 
 #include "harness/runner/child_supervisor.h"
-#include "harness/runner/python_environment.h"
 #include "harness/runner/run_driver.h"
 #include "harness/runner/sanitizer_findings.h"
-#include "harness/runner/scenario_header.h"
 #include "harness/runner/watchdog_hook.h"
+#include "harness/scenario/python_environment.h"
+#include "harness/scenario/scenario_header.h"
 
 namespace gilsan {
 

@@ -6,8 +6,8 @@
 #include <mutex>
 #include <thread>
 
-#include "harness/runner/conformance_vocabulary.h"
-#include "harness/runner/scenario_sanitizer.h"
+#include "harness/scenario/conformance_vocabulary.h"
+#include "harness/scenario/sanitizer_request.h"
 
 namespace gilsan {
 namespace {

@@ -17,16 +17,13 @@
 
 #include "harness/runner/child_supervisor.h"
 #include "harness/runner/unique_fd.h"
+#include "harness/scenario/child_protocol.h"
 #include "harness/watchdog/process_cleanup.h"
 #include "harness/watchdog/report.h"
 #include "harness/watchdog/wait_graph_builder.h"
 #include "harness/watchdog/watchdog.h"
 
 namespace gilsan {
-
-// Where the child finds the write end of the Python-stack pipe (3 is the report channel).
-inline constexpr int kPythonStackFdInChild = 4;
-inline constexpr const char* kPythonStackFdVariable = "GILSAN_PYTHON_STACK_FD";
 
 struct WatchdogSettings {
   std::chrono::milliseconds quiet = watchdog::kDefaultQuiet;  // --quiet-ms; x20 under valgrind

@@ -11,7 +11,7 @@
 #include <thread>
 #include <vector>
 
-#include "harness/watchdog/source_lines.h"
+#include "harness/symbols/source_lines.h"
 
 namespace gilsan::watchdog {
 

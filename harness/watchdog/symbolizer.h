@@ -14,9 +14,9 @@
 #include <utility>
 #include <vector>
 
-#include "harness/watchdog/elf_symbols.h"
+#include "harness/symbols/elf_symbols.h"
 #include "harness/watchdog/snapshot.h"
-#include "harness/watchdog/source_lines.h"
+#include "harness/symbols/source_lines.h"
 #include "harness/watchdog/source_lines_cache.h"
 
 namespace gilsan::watchdog {

@@ -29,7 +29,7 @@ struct CallFact {
   bool inferred = false;
   std::uint64_t entered_ns = 0;
   // A _ptsz/_ptds variant: its NULL stream is the calling thread's per-thread stream, not the legacy
-  // stream (whose waits cover the whole context, checkers/sources/synchronizing_calls.h).
+  // stream (whose waits cover the whole context, checkers/core/synchronizing_calls.h).
   bool per_thread = false;
 };
 

@@ -3,7 +3,7 @@
 #include <deque>
 #include <set>
 
-#include "checkers/sources/synchronizing_calls.h"
+#include "checkers/core/synchronizing_calls.h"
 #include "harness/watchdog/hex_format.h"
 
 namespace gilsan::watchdog {
@@ -107,7 +107,7 @@ class Builder {
     std::string evidence = call.inferred ? "native frame " + call.entry_point : "board";
     const std::string& name = call.entry_point;
     // Which calls wait, and for what: the table the sanitizer's sources read too
-    // (checkers/sources/synchronizing_calls.inc).
+    // (checkers/core/synchronizing_calls.inc).
     if (const std::optional<SynchronizingWait> waits_for = synchronizing_wait(name)) {
       switch (*waits_for) {
         case SynchronizingWait::stream:

@@ -34,7 +34,7 @@ CUstream const kStream = reinterpret_cast<CUstream>(std::uintptr_t{0x2000});
 
 void CUDA_CB empty_host_function(void*) {}
 
-// The scenario child's Sanitizer and SimSource (harness/runner/scenario_sanitizer.cpp), minus the
+// The scenario child's Sanitizer and SimSource (harness/child/scenario_sanitizer.cpp), minus the
 // interpreter: no stack capture, no sinks (nothing is reported here).
 class InProcess {
  public:

@@ -7,7 +7,7 @@
 #include "checkers/inject/runtime_error_names.h"
 #include "checkers/sources/code_address.h"
 #include "checkers/sources/native_stack.h"
-#include "harness/watchdog/source_lines.h"
+#include "harness/symbols/source_lines.h"
 
 // File-local functions at global scope: the executable exports its global symbols (ENABLE_EXPORTS),
 // not these, so only the ELF .symtab names them.

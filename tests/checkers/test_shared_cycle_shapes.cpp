@@ -89,7 +89,7 @@ const Shape kShapes[] = {
        return builder.snapshot();
      }},
     // The legacy stream waits for every blocking stream: both take it as the whole context
-    // (checkers/sources/synchronizing_calls.h).
+    // (checkers/core/synchronizing_calls.h).
     {"GilAndTheLegacyStream", DeadlockClass::gil_driver_inversion,
      [] { return std::vector{kGil, PseudoLock::context_completion(kContext)}; },
      [] {

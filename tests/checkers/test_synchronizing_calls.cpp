@@ -1,4 +1,4 @@
-// The synchronizing calls are one table (checkers/sources/synchronizing_calls.inc): every row, fed
+// The synchronizing calls are one table (checkers/core/synchronizing_calls.inc): every row, fed
 // to the sanitizer's sources (CompletionWaits) and to the watchdog's wait-for graph, must wait for the
 // same thing on both sides, the NULL and legacy streams included.
 #include <gtest/gtest.h>
@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "checkers/sources/completion_waits.h"
-#include "checkers/sources/synchronizing_calls.h"
+#include "checkers/core/synchronizing_calls.h"
 #include "harness/watchdog/wait_graph_builder.h"
 #include "tests/watchdog/snapshot_fixtures.h"
 

@@ -14,7 +14,7 @@
 #include <string>
 #include <vector>
 
-#include "harness/simcuda/gilsan_sim.h"
+#include "harness/driverhooks/driver_observer.h"
 
 namespace {
 

@@ -1,6 +1,6 @@
 // The forwarding driver's quiet queries (harness/cudashim/quiet_queries.h) held against what they must
 // be: entry points of the driver table (a name that is not one would never match), none that waits
-// (checkers/sources/synchronizing_calls.h), none that polls, and none the shipped driver profile says
+// (checkers/core/synchronizing_calls.h), none that polls, and none the shipped driver profile says
 // blocks while a host function runs.
 #include <gtest/gtest.h>
 
@@ -8,7 +8,7 @@
 #include <string>
 
 #include "checkers/sources/profile_behaviour.h"
-#include "checkers/sources/synchronizing_calls.h"
+#include "checkers/core/synchronizing_calls.h"
 #include "harness/cudashim/quiet_queries.h"
 #include "harness/driver/driver_entry_points.h"
 

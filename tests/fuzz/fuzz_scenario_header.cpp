@@ -1,9 +1,9 @@
-// A scenario file's `# gilsan:` header (harness/runner/scenario_header.h): any text parses or is a
+// A scenario file's `# gilsan:` header (harness/scenario/scenario_header.h): any text parses or is a
 // ScenarioInputError of one line naming the file.
 #include <cstddef>
 #include <cstdint>
 
-#include "harness/runner/scenario_header.h"
+#include "harness/scenario/scenario_header.h"
 #include "tests/fuzz/fuzz_rules.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {

@@ -1,5 +1,5 @@
 // host-function-lifetime end to end: the module embedded as the scenario child runs it, with the
-// child's sanitizer (harness/runner/scenario_sanitizer.h) exported for the module's dlsym lookup and the
+// child's sanitizer (harness/child/scenario_sanitizer.h) exported for the module's dlsym lookup and the
 // simulated driver's observer installed. The module's real sequences must give no report; sequences
 // that a broken host_launch would produce, fed through the module's own observation entry points (the
 // public API has no switch to break it), must give the report. One interpreter per test process.
@@ -10,10 +10,10 @@
 #include <utility>
 #include <vector>
 
+#include "harness/child/scenario_sanitizer.h"
 #include "harness/pymodule/host_payload.h"
 #include "harness/pymodule/observation.h"
 #include "harness/runner/sanitizer_findings.h"
-#include "harness/runner/scenario_sanitizer.h"
 #include "tests/pymodule/embedded_interpreter.h"
 
 namespace {

@@ -1,4 +1,4 @@
-#include "harness/runner/child_report.h"
+#include "harness/scenario/child_report.h"
 
 #include <gtest/gtest.h>
 #include <sys/wait.h>

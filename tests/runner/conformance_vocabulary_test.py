@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """The two halves of the conformance vocabulary agree: the names C++ accepts in scenario headers and on
-the command line (harness/runner/conformance_vocabulary.h) are the adapters' (gilsan_impl.BUILTIN) and
+the command line (harness/scenario/conformance_vocabulary.h) are the adapters' (gilsan_impl.BUILTIN) and
 capabilities' (gilsan_impl.base.CAPABILITIES) names, in the same order.
 
 Usage: conformance_vocabulary_test.py SOURCE_DIR
@@ -21,7 +21,7 @@ def main():
     sys.path.insert(0, f"{source}/harness/impl")
     import gilsan_impl
 
-    with open(f"{source}/harness/runner/conformance_vocabulary.h") as header:
+    with open(f"{source}/harness/scenario/conformance_vocabulary.h") as header:
         text = header.read()
     failures = []
     for name, python_side in (("kBuiltinImplementations", list(gilsan_impl.BUILTIN)),

@@ -1,5 +1,5 @@
 // The scenario child's interpreter: the watchdog's Python-stack signal before and after finalization.
-#include "harness/runner/embedded_python.h"
+#include "harness/child/embedded_python.h"
 
 #include <gtest/gtest.h>
 #include <signal.h>

@@ -7,7 +7,7 @@
 #include <set>
 #include <string>
 
-#include "harness/runner/outcome.h"
+#include "harness/scenario/outcome.h"
 
 namespace gilsan {
 namespace {

@@ -2,7 +2,7 @@
 // them: what they write on the board, what the child's Sanitizer makes of them, and the install code
 // another front end runs (ctypes.PyDLL on this executable's exports). The Python side's own logic is
 // tested by python_lock_tracing_test.py.
-#include "harness/runner/python_api.h"
+#include "harness/child/python_api.h"
 // python_api.h first: Python.h must precede the standard headers.
 #include <gtest/gtest.h>
 #include <stdlib.h>
@@ -15,13 +15,13 @@
 #include <vector>
 
 #include "checkers/sources/python_lock_hooks.h"
+#include "checkers/sources/python_lock_tracing_source.h"
 #include "checkers/sources/sanitizer_hooks.h"
 #include "harness/board/board_reader.h"
 #include "harness/board/board_region.h"
 #include "harness/board/board_writer.h"
-#include "checkers/sources/python_lock_tracing_source.h"
+#include "harness/child/scenario_sanitizer.h"
 #include "harness/runner/sanitizer_findings.h"
-#include "harness/runner/scenario_sanitizer.h"
 
 extern "C" const GilsanSanitizerHooks* gilsan_sanitizer_hooks();
 

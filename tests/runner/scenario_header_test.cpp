@@ -1,4 +1,4 @@
-#include "harness/runner/scenario_header.h"
+#include "harness/scenario/scenario_header.h"
 
 #include <gtest/gtest.h>
 

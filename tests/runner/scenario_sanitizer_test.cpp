@@ -1,7 +1,7 @@
 // The scenario child's sanitizer as the gilsan module drives it on the real driver: no simulated
 // driver observer, so the module's own driver calls (through the hooks) are the only ones. The
 // module itself is not needed: the test calls the hooks the way observation.cpp does.
-#include "harness/runner/scenario_sanitizer.h"
+#include "harness/child/scenario_sanitizer.h"
 
 #include <gtest/gtest.h>
 #include <stdlib.h>

@@ -1,4 +1,4 @@
-// File:line and inlined calls (harness/watchdog/source_lines.h) on this test's own code, read the
+// File:line and inlined calls (harness/symbols/source_lines.h) on this test's own code, read the
 // way the watchdog reads a child (Symbolizer over /proc/PID/maps) and straight from the file.
 #include <dlfcn.h>
 #include <link.h>
@@ -10,7 +10,7 @@
 #include <cstdio>
 #include <string>
 
-#include "harness/watchdog/source_lines.h"
+#include "harness/symbols/source_lines.h"
 #include "harness/watchdog/source_lines_cache.h"
 #include "harness/watchdog/symbolizer.h"
 
