@@ -35,9 +35,10 @@ void SanitizerModel::report_cycle_through(EdgeId, NodeId from, NodeId to, Out& o
     return evidence_[a].thread.id == evidence_[b].thread.id;
   });
   if (restates_shorter_cycle) return;
-  const std::vector<NodeId> canonical = LockOrderGraph::canonical(*cycle);
+  const std::vector<NodeId> canonical = graph_.canonical(*cycle);
+  // Serials, not ids: a slot's next node gets another serial, so its cycles are reported afresh.
   std::string key = "lock-order-cycle";
-  for (NodeId node : canonical) key += "|" + std::to_string(node);
+  for (NodeId node : canonical) key += "|" + std::to_string(graph_.serial(node));
   emit(cycle_report(canonical), key, out);
 }
 

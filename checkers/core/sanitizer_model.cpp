@@ -58,9 +58,14 @@ void SanitizerModel::wait_for(ThreadId id, const ThreadState& state,
   auto record = [&](NodeId from) {
     if (graph_.find_edge(from, target)) return;
     if (!evidence) evidence = EdgeEvidence{snapshot(id, state), wait, call, kept_stack(id, stack)};
-    const EdgeId edge = graph_.add_edge(from, target);
-    evidence_.push_back(*evidence);
-    report_cycle_through(edge, from, target, out);
+    // A node kept after its pseudo-lock went (a host function still running on a destroyed stream)
+    // draws nothing: nothing can wait for it any more.
+    const std::optional<EdgeId> edge = graph_.add_edge(from, target);
+    if (!edge) return;
+    // Edge ids are reused once their edge went: the book is as long as the graph's edges ever were.
+    if (*edge >= evidence_.size()) evidence_.resize(*edge + 1);
+    evidence_[*edge] = *evidence;
+    report_cycle_through(*edge, from, target, out);
   };
   if (contains(holders, target)) {
     // Waiting for a completion one is part of can never end (a host function syncing its own
@@ -225,7 +230,7 @@ void SanitizerModel::lock_release(ThreadId id, std::uint64_t lock) {
   const PseudoLock identity = PseudoLock::user_lock(lock, "");
   auto release_from = [&](ThreadState& state) {
     for (const HeldLock& held : state.held) {
-      if (graph_.lock(held.node) == identity) {
+      if (graph_.alive(held.node) && graph_.lock(held.node) == identity) {
         state.unhold(held.node);
         return true;
       }
@@ -246,7 +251,7 @@ void SanitizerModel::lock_destroyed(std::uint64_t lock) {
   const PseudoLock identity = PseudoLock::user_lock(lock, "");
   for (auto& [id, state] : threads_) {
     std::erase_if(state.held,
-                  [&](const HeldLock& held) { return graph_.lock(held.node) == identity; });
+                  [&](const HeldLock& held) { return graph_.alive(held.node) && graph_.lock(held.node) == identity; });
   }
   graph_.retire(identity);
 }

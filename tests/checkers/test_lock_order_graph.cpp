@@ -1,4 +1,5 @@
-// LockOrderGraph alone: cycle search, shortcuts, canonical form, retiring nodes.
+// LockOrderGraph alone: cycle search, shortcuts, canonical form, retiring nodes and reusing their slots.
+// test_lock_order_graph_reference.cpp checks it against a plain model, at random.
 #include <gtest/gtest.h>
 
 #include "checkers/core/lock_order_graph.h"
@@ -11,7 +12,7 @@ class LockOrderGraphTest : public ::testing::Test {
   NodeId lock(std::uint64_t id) {
     return graph.node_for(PseudoLock::user_lock(id, "L" + std::to_string(id)));
   }
-  void edge(NodeId from, NodeId to) { graph.add_edge(from, to); }
+  void edge(NodeId from, NodeId to) { ASSERT_TRUE(graph.add_edge(from, to)); }
   LockOrderGraph graph;
 };
 
@@ -69,7 +70,7 @@ TEST_F(LockOrderGraphTest, SelfEdgeIsACycleOfOne) {
 
 TEST_F(LockOrderGraphTest, AnEdgeCanOnlyBeAddedOnce) {
   const NodeId a = lock(1), b = lock(2);
-  const EdgeId first = graph.add_edge(a, b);
+  const EdgeId first = *graph.add_edge(a, b);
   EXPECT_EQ(graph.find_edge(a, b), first);
   EXPECT_FALSE(graph.find_edge(b, a));
   EXPECT_THROW(graph.add_edge(a, b), std::logic_error);
@@ -78,10 +79,10 @@ TEST_F(LockOrderGraphTest, AnEdgeCanOnlyBeAddedOnce) {
 TEST_F(LockOrderGraphTest, ShortcutCountsOnlyWhenTheDetourHasTheSameOrigin) {
   const NodeId a = lock(1), b = lock(2), c = lock(3);
   // a -> b -> c -> a with a shortcut a -> c skipping b.
-  const EdgeId ab = graph.add_edge(a, b);
-  const EdgeId bc = graph.add_edge(b, c);
+  const EdgeId ab = *graph.add_edge(a, b);
+  const EdgeId bc = *graph.add_edge(b, c);
   graph.add_edge(c, a);
-  const EdgeId ac = graph.add_edge(a, c);
+  const EdgeId ac = *graph.add_edge(a, c);
   const std::vector<NodeId> cycle{a, b, c};
   EXPECT_TRUE(graph.has_shortcut(cycle, [](EdgeId, EdgeId) { return true; }));
   EXPECT_FALSE(graph.has_shortcut(cycle, [](EdgeId, EdgeId) { return false; }));
@@ -100,10 +101,16 @@ TEST_F(LockOrderGraphTest, SelfEdgesAreNotShortcuts) {
   EXPECT_FALSE(graph.has_shortcut({a, b}, [](EdgeId, EdgeId) { return true; }));
 }
 
-TEST_F(LockOrderGraphTest, CanonicalFormIsTheSameForEveryRotation) {
-  EXPECT_EQ(LockOrderGraph::canonical({5, 2, 9}), (std::vector<NodeId>{2, 9, 5}));
-  EXPECT_EQ(LockOrderGraph::canonical({9, 5, 2}), (std::vector<NodeId>{2, 9, 5}));
-  EXPECT_EQ(LockOrderGraph::canonical({2, 9, 5}), (std::vector<NodeId>{2, 9, 5}));
+TEST_F(LockOrderGraphTest, CanonicalFormStartsAtTheOldestNodeForEveryRotation) {
+  const NodeId a = lock(1), b = lock(2), c = lock(3);
+  EXPECT_EQ(graph.canonical({b, c, a}), (std::vector<NodeId>{a, b, c}));
+  EXPECT_EQ(graph.canonical({c, a, b}), (std::vector<NodeId>{a, b, c}));
+  EXPECT_EQ(graph.canonical({a, b, c}), (std::vector<NodeId>{a, b, c}));
+  // A slot made free and used again holds a younger node, whatever its slot number.
+  graph.retire(PseudoLock::user_lock(1, ""));
+  const NodeId a_again = lock(1);
+  EXPECT_EQ(graph.canonical({a_again, b, c}), (std::vector<NodeId>{b, c, a_again}));
+  EXPECT_GT(graph.serial(a_again), graph.serial(c));
 }
 
 TEST_F(LockOrderGraphTest, RetiredPseudoLockComesBackAsAFreshNodeWithoutEdges) {
@@ -111,11 +118,68 @@ TEST_F(LockOrderGraphTest, RetiredPseudoLockComesBackAsAFreshNodeWithoutEdges) {
   edge(a, b);
   graph.retire(PseudoLock::user_lock(2, ""));
   EXPECT_FALSE(graph.find_node(PseudoLock::user_lock(2, "")));
+  EXPECT_FALSE(graph.alive(b));
+  EXPECT_FALSE(graph.find_edge(a, b));
   const NodeId b_again = lock(2);
   EXPECT_NE(b_again, b);
+  EXPECT_TRUE(graph.alive(b_again));
   edge(b_again, a);
   EXPECT_FALSE(graph.shortest_cycle_through(b_again, a));
-  EXPECT_EQ(graph.lock(b).lock, 2u);  // the old node still describes what it was
+  EXPECT_EQ(graph.check_invariants(), "");
+}
+
+TEST_F(LockOrderGraphTest, ANodeKeptAfterItsPseudoLockWentDrawsNoEdges) {
+  const NodeId a = lock(1), b = lock(2);
+  graph.retire(PseudoLock::user_lock(2, ""));
+  const NodeId c = lock(3);  // made in b's slot
+  EXPECT_EQ(static_cast<std::uint32_t>(c), static_cast<std::uint32_t>(b));
+  EXPECT_FALSE(graph.add_edge(b, a));
+  EXPECT_FALSE(graph.add_edge(a, b));
+  EXPECT_EQ(graph.edge_count(), 0u);
+  edge(a, c);
+  EXPECT_FALSE(graph.find_edge(a, b));  // the old id does not reach the slot's new node
+  EXPECT_EQ(graph.check_invariants(), "");
+}
+
+TEST_F(LockOrderGraphTest, RetiringTakesEveryEdgeInAndOutAlongAndTheirIdsAreReused) {
+  const NodeId gil = graph.node_for(PseudoLock::gil());
+  const NodeId a = lock(1), b = lock(2);
+  edge(gil, a);
+  edge(a, gil);
+  edge(a, a);
+  edge(b, a);
+  edge(a, b);
+  edge(gil, b);
+  EXPECT_EQ(graph.edge_count(), 6u);
+  graph.retire(PseudoLock::user_lock(1, ""));
+  EXPECT_EQ(graph.edge_count(), 1u);  // gil -> b
+  EXPECT_TRUE(graph.find_edge(gil, b));
+  EXPECT_EQ(graph.check_invariants(), "");
+  const NodeId c = lock(3);
+  edge(c, gil);
+  edge(b, c);
+  EXPECT_EQ(graph.edge_id_bound(), 6u);  // no new id while freed ones are left
+  EXPECT_TRUE(graph.shortest_cycle_through(c, gil));
+  EXPECT_EQ(graph.check_invariants(), "");
+}
+
+TEST_F(LockOrderGraphTest, AStreamPerRequestKeepsTheGraphTheSizeOfWhatIsAlive) {
+  // What a service does under the injected sanitizer: per request a new stream, whose completion
+  // the GIL-holding thread waits for and whose host function takes the GIL, then the stream goes.
+  const NodeId gil = graph.node_for(PseudoLock::gil());
+  const NodeId callback_thread = graph.node_for(PseudoLock::callback_thread(1));
+  for (std::uint64_t request = 0; request < 100'000; ++request) {
+    const PseudoLock stream = PseudoLock::stream_completion(1, 0x1000 + request * 16);
+    const NodeId completion = graph.node_for(stream);
+    edge(completion, callback_thread);
+    edge(completion, gil);
+    graph.retire(stream);
+  }
+  EXPECT_EQ(graph.node_count(), 2u);
+  EXPECT_LE(graph.node_slots(), 3u);
+  EXPECT_EQ(graph.edge_count(), 0u);
+  EXPECT_LE(graph.edge_id_bound(), 2u);
+  EXPECT_EQ(graph.check_invariants(), "");
 }
 
 }  // namespace
