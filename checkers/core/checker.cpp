@@ -15,17 +15,6 @@ std::string_view to_string(Checker checker) {
   return "lock-order-cycle";
 }
 
-std::string_view summary_of(Checker checker) {
-  switch (checker) {
-#define GILSAN_CHECKER(enumerator, name, summary) \
-  case Checker::enumerator:                        \
-    return summary;
-#include "checkers/core/checkers.inc"
-#undef GILSAN_CHECKER
-  }
-  return "";
-}
-
 std::optional<Checker> checker_named(std::string_view name) {
   for (Checker checker : kAllCheckers) {
     if (to_string(checker) == name) return checker;

@@ -22,7 +22,6 @@ inline constexpr Checker kAllCheckers[] = {
 };
 
 std::string_view to_string(Checker checker);  // "lock-order-cycle", ...
-std::string_view summary_of(Checker checker);  // what it finds, in one line
 std::optional<Checker> checker_named(std::string_view name);
 std::string option_key(Checker checker);  // "lock_order_cycle", ...
 std::string all_checker_names();          // "lock-order-cycle, cuda-call-in-host-function, ..."

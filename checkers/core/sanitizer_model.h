@@ -118,7 +118,6 @@ class SanitizerModel {
   // writes over (an event allocates nothing for it): copy it to keep or change it.
   const std::vector<NodeId>& held_nodes(const ThreadState& state);
   void take_gil(ThreadId id, ThreadState& state, const Stack& stack, Out& out);
-  void release_gil(ThreadState& state);
   // Appends `report` unless a report with the same key was made before.
   void emit(Report report, const std::string& key, Out& out);
   void report_host_function_call(ThreadId id, const ThreadState& state, const ActiveCall& call,

@@ -55,12 +55,6 @@ void leave_python() {
   g.changed.notify_all();
 }
 
-bool python_is_gone() {
-  Gate& g = gate();
-  std::lock_guard lock(g.mutex);
-  return g.closed || interpreter_finalizing();
-}
-
 bool run_while_python_alive(void (*action)(void*), void* argument) {
   Gate& g = gate();
   std::lock_guard lock(g.mutex);

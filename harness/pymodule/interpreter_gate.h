@@ -17,9 +17,6 @@ namespace gilsan::pymodule {
 bool try_enter_python();
 void leave_python();
 
-// True once the gate closed or the interpreter is finalizing or uninitialized.
-bool python_is_gone();
-
 // Runs action(argument) under the gate's lock if Python is not gone, so that handing work to the
 // interpreter (Py_AddPendingCall) cannot race its finalization. Returns whether it ran.
 bool run_while_python_alive(void (*action)(void*), void* argument);
