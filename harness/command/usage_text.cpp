@@ -59,7 +59,8 @@ bench   measures host_launch against the raw driver and its peers, medians of in
                  Python stacks and the program's own native frames), full (every thread and frame), json;
                  each includes the watchdog's hang, crash or timeout report when there is one
   --quiet-ms     the watchdog reports a hang after N ms without progress while a thread is blocked
-                 (default 500; 20 times as long under valgrind)
+                 (default 500; 20 times as long under valgrind); a cycle whose every wait is on
+                 the board is reported once it held 50 ms
   --dot          write the watchdog's wait-for graph (Graphviz DOT) to FILE when it reports
   --sanitize     run the sanitizer in the scenario (default on; docs/sanitizer.md): its findings
                  become the outcome report:CHECKER; GILSAN_OPTIONS configures it

@@ -79,6 +79,7 @@ void WatchdogHook::on_start(pid_t child) {
   options.under_valgrind = running_under_valgrind() || settings_.under_tool_factor > 0;
   if (settings_.under_tool_factor > 0) options.valgrind_factor = settings_.under_tool_factor;
   options.snapshot.python_stack_fd = python_stack_read_.get();
+  options.blocks_while_host_function_runs = blocks_;
   // A diagnostic for "why did (or didn't) it call this a hang?" (docs/watchdog.md).
   if (const char* trace = std::getenv("GILSAN_WATCHDOG_TRACE"); trace != nullptr) options.trace_path = trace;
   watchdog_.emplace(child, guard_.board().board(), options);

@@ -36,6 +36,7 @@ HangReport make_report(Detection detection, const DriverCallBlocksPredicate& blo
   report.reported_ns = detection.reported_ns;
   report.quiet_ns = detection.quiet_ns;
   report.blocked_tids = std::move(detection.blocked_tids);
+  report.certain_for_ns = detection.certain_for_ns;
   report.classification = classify(report.snapshot, blocks_while_host_function_runs);
   if (report.kind == DetectionKind::Crash && report.snapshot.crash) {
     report.class_name = "crash";

@@ -24,6 +24,7 @@ struct HangReport {
   std::uint64_t reported_ns = 0;
   std::uint64_t quiet_ns = 0;
   std::vector<int> blocked_tids;
+  std::uint64_t certain_for_ns = 0;  // Detection::certain_for_ns: reported before the quiet period
 };
 
 HangReport make_report(Detection detection, const DriverCallBlocksPredicate& blocks_while_host_function_runs);

@@ -123,7 +123,9 @@ std::string render_json(const HangReport& report) {
                                             : 0},
                        {"snapshot_ms", report.reported_ns > report.detected_ns
                                            ? (report.reported_ns - report.detected_ns) / 1'000'000
-                                           : 0}};
+                                           : 0},
+                       {"certain_for_ms", report.certain_for_ns > 0 ? json(report.certain_for_ns / 1'000'000)
+                                                                    : json(nullptr)}};
   out["crash"] = snapshot.crash ? json{{"signal", snapshot.crash->signal},
                                        {"signal_name", signal_name(snapshot.crash->signal)},
                                        {"tid", snapshot.crash->tid},

@@ -150,8 +150,15 @@ std::string render_text(const HangReport& report, TextDetail detail) {
       << "\n";
   out << "  " << report.summary << "\n";
   if (report.kind == DetectionKind::Hang) {
-    out << "  quiet period " << milliseconds(report.quiet_ns) << "; snapshot took "
-        << milliseconds(report.reported_ns > report.detected_ns ? report.reported_ns - report.detected_ns : 0) << "\n";
+    const std::string snapshot_took =
+        milliseconds(report.reported_ns > report.detected_ns ? report.reported_ns - report.detected_ns : 0);
+    if (report.certain_for_ns > 0) {
+      out << "  every wait of the cycle is on the board and it held for " << milliseconds(report.certain_for_ns)
+          << ": reported without waiting out the quiet period (" << milliseconds(report.quiet_ns)
+          << "); snapshot took " << snapshot_took << "\n";
+    } else {
+      out << "  quiet period " << milliseconds(report.quiet_ns) << "; snapshot took " << snapshot_took << "\n";
+    }
   }
   if (!classification.cycle.empty()) {
     out << "  cycle:\n";

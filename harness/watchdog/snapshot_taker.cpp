@@ -39,6 +39,42 @@ std::vector<PythonThreadStack> python_stacks(pid_t pid, int signal_number, const
   return parse_faulthandler_dump(snapshot.python_stack_text);
 }
 
+// The board's counters and tables, and one ThreadSnapshot per thread that /proc lists or the board
+// has a slot for, with its /proc state and board record (no stacks).
+void add_proc_and_board(Snapshot& snapshot, const std::vector<int>& tids,
+                        const std::map<int, ProcThreadState>& proc_states, board::BoardContents board) {
+  snapshot.progress = board.progress;
+  snapshot.device_busy_until_ns = board.device_busy_until_ns;
+  snapshot.interpreter_finalizing = board.interpreter_finalizing;
+  snapshot.crash = board.crash;
+  snapshot.pending_host_functions = std::move(board.pending_host_functions);
+  snapshot.events = std::move(board.events);
+  if (board.lost_writes > 0) {
+    snapshot.notes.push_back("board: " + std::to_string(board.lost_writes) + " writes were lost (a table was full)");
+  }
+  std::set<int> all_tids(tids.begin(), tids.end());
+  std::map<int, board::ThreadRecord> records;
+  for (board::ThreadRecord& record : board.threads) {
+    all_tids.insert(record.tid);
+    records[record.tid] = std::move(record);
+  }
+  for (int tid : all_tids) {
+    ThreadSnapshot thread;
+    thread.tid = tid;
+    if (auto found = proc_states.find(tid); found != proc_states.end()) thread.proc = found->second;
+    if (auto found = records.find(tid); found != records.end()) thread.board = std::move(found->second);
+    snapshot.threads.push_back(std::move(thread));
+  }
+}
+
+std::map<int, ProcThreadState> read_proc_states(pid_t pid, const std::vector<int>& tids) {
+  std::map<int, ProcThreadState> proc_states;
+  for (int tid : tids) {
+    if (auto state = read_thread_state(pid, tid)) proc_states[tid] = std::move(*state);
+  }
+  return proc_states;
+}
+
 }  // namespace
 
 Snapshot take_snapshot(pid_t pid, board::BoardReader& reader, Symbolizer& symbolizer,
@@ -49,10 +85,7 @@ Snapshot take_snapshot(pid_t pid, board::BoardReader& reader, Symbolizer& symbol
   snapshot.last_progress_ns = last_progress_ns;
 
   std::vector<int> tids = list_threads(pid);
-  std::map<int, ProcThreadState> proc_states;
-  for (int tid : tids) {
-    if (auto state = read_thread_state(pid, tid)) proc_states[tid] = std::move(*state);
-  }
+  const std::map<int, ProcThreadState> proc_states = read_proc_states(pid, tids);
   if (tids.empty()) snapshot.notes.push_back("/proc: process " + std::to_string(pid) + " has no threads left");
 
   std::optional<board::CrashRecord> crash = reader.crash();
@@ -69,29 +102,9 @@ Snapshot take_snapshot(pid_t pid, board::BoardReader& reader, Symbolizer& symbol
   });
   std::vector<PythonThreadStack> python = python_stacks(pid, reader.python_stack_signal(), options, snapshot);
   std::map<int, std::vector<NativeFrame>> native_frames = named_native.get();
-  board::BoardContents board = reader.read();
-
-  snapshot.progress = board.progress;
-  snapshot.device_busy_until_ns = board.device_busy_until_ns;
-  snapshot.interpreter_finalizing = board.interpreter_finalizing;
-  snapshot.crash = board.crash;
-  snapshot.pending_host_functions = std::move(board.pending_host_functions);
-  snapshot.events = std::move(board.events);
-  if (board.lost_writes > 0) {
-    snapshot.notes.push_back("board: " + std::to_string(board.lost_writes) + " writes were lost (a table was full)");
-  }
-
-  std::set<int> all_tids(tids.begin(), tids.end());
-  std::map<int, board::ThreadRecord> records;
-  for (board::ThreadRecord& record : board.threads) {
-    all_tids.insert(record.tid);
-    records[record.tid] = std::move(record);
-  }
-  for (int tid : all_tids) {
-    ThreadSnapshot thread;
-    thread.tid = tid;
-    if (auto found = proc_states.find(tid); found != proc_states.end()) thread.proc = found->second;
-    if (auto found = records.find(tid); found != records.end()) thread.board = found->second;
+  add_proc_and_board(snapshot, tids, proc_states, reader.read());
+  for (ThreadSnapshot& thread : snapshot.threads) {
+    const int tid = thread.tid;
     if (auto found = native_frames.find(tid); found != native_frames.end()) {
       thread.native_stack = std::move(found->second);
     } else if (crash && crash->tid == tid && thread.board) {
@@ -102,7 +115,6 @@ Snapshot take_snapshot(pid_t pid, board::BoardReader& reader, Symbolizer& symbol
     } else if (thread.exited()) {
       thread.native_stack_note = "the thread had exited";
     }
-    snapshot.threads.push_back(std::move(thread));
   }
 
   // Python names threads by pthread_self(); the board knows each slot's pthread_self().
@@ -126,6 +138,16 @@ Snapshot take_snapshot(pid_t pid, board::BoardReader& reader, Symbolizer& symbol
     snapshot.notes.push_back("symbols: no file:line: " + why_not);
   }
   return snapshot;
+}
+
+Snapshot take_board_view(pid_t pid, board::BoardReader& reader, std::uint64_t last_progress_ns) {
+  Snapshot view;
+  view.pid = static_cast<int>(pid);
+  view.taken_ns = board::monotonic_ns();
+  view.last_progress_ns = last_progress_ns;
+  const std::vector<int> tids = list_threads(pid);
+  add_proc_and_board(view, tids, read_proc_states(pid, tids), reader.read());
+  return view;
 }
 
 }  // namespace gilsan::watchdog

@@ -25,4 +25,8 @@ struct SnapshotOptions {
 Snapshot take_snapshot(pid_t pid, board::BoardReader& reader, Symbolizer& symbolizer,
                        const SnapshotOptions& options, std::uint64_t last_progress_ns);
 
+// What /proc and the board say, without a signal or a stack: cheap enough for every sample of a quiet
+// stretch (certain_cycle.h).
+Snapshot take_board_view(pid_t pid, board::BoardReader& reader, std::uint64_t last_progress_ns);
+
 }  // namespace gilsan::watchdog

@@ -26,7 +26,10 @@ Watchdog::Watchdog(pid_t pid, board::Board& board, WatchdogOptions options)
       spin_check_(pid, reader_, symbolizer_,
                   options.under_valgrind ? options.spin_check_timeout * options.valgrind_factor
                                          : options.spin_check_timeout),
-      trace_(options.trace_path) {}
+      trace_(options.trace_path),
+      certain_(options.blocks_while_host_function_runs,
+               static_cast<std::uint64_t>(
+                   std::chrono::nanoseconds(options.effective_certain_confirmation()).count())) {}
 
 std::optional<Detection> Watchdog::tick() { return tick(board::monotonic_ns()); }
 
@@ -68,6 +71,7 @@ std::optional<Detection> Watchdog::tick(std::uint64_t now_ns) {
   if (detector_.observe_progress(now_ns, ProgressSample{reader_.progress(), reader_.device_busy_until_ns()})) {
     trace_.progress(now_ns);
     deferred_until_ns_ = 0;
+    certain_.forget();
     return std::nullopt;
   }
   if (now_ns < deferred_until_ns_) return std::nullopt;
@@ -75,6 +79,14 @@ std::optional<Detection> Watchdog::tick(std::uint64_t now_ns) {
   auto interval = static_cast<std::uint64_t>(std::chrono::nanoseconds(options_.thread_sample_interval).count());
   if (last_thread_sample_ns_ != 0 && now_ns < last_thread_sample_ns_ + interval) return std::nullopt;
   last_thread_sample_ns_ = now_ns;
+  if (certain_.on() && certain_.confirmed(now_ns, take_board_view(pid_, reader_, detector_.last_progress_ns()))) {
+    Detection detection = snapshot_now(DetectionKind::Hang);
+    detection.detected_ns = now_ns;
+    detection.certain_for_ns = certain_.held_ns(now_ns);
+    detection.blocked_tids = certain_.threads();
+    detected_ = true;
+    return detection;
+  }
   std::vector<ThreadActivity> activities = sample_threads();
   check_for_driver_spins(now_ns, activities);
   HangVerdict verdict = detector_.observe_threads(now_ns, activities);

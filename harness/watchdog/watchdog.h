@@ -14,6 +14,7 @@
 
 #include "harness/board/board_layout.h"
 #include "harness/board/board_reader.h"
+#include "harness/watchdog/certain_cycle.h"
 #include "harness/watchdog/hang_detector.h"
 #include "harness/watchdog/snapshot.h"
 #include "harness/watchdog/snapshot_taker.h"
@@ -42,9 +43,17 @@ struct WatchdogOptions {
   // is reported only after this many quiet periods: slow work the watchdog cannot see (a driver
   // initializing under load, device work on a GPU other processes share) looks the same for a while.
   unsigned unexplained_quiet_factor = 10;
+  // A cycle whose every edge is on the board is reported once it has held this long, without waiting
+  // out the quiet period (certain_cycle.h); multiplied by valgrind_factor under valgrind. Needs the
+  // profile's answer to "does this call block while a host function runs": without it, off.
+  std::chrono::milliseconds certain_confirmation{50};
+  DriverCallBlocksPredicate blocks_while_host_function_runs;
 
   std::chrono::milliseconds effective_quiet() const { return under_valgrind ? quiet * valgrind_factor : quiet; }
   std::chrono::milliseconds effective_unexplained_quiet() const { return effective_quiet() * unexplained_quiet_factor; }
+  std::chrono::milliseconds effective_certain_confirmation() const {
+    return under_valgrind ? certain_confirmation * valgrind_factor : certain_confirmation;
+  }
 };
 
 // Timeout: no detection of the watchdog's own; the runner's timeout passed and the snapshot was taken
@@ -59,6 +68,9 @@ struct Detection {
   std::uint64_t reported_ns = 0;   // when the snapshot was complete
   std::uint64_t quiet_ns = 0;      // the quiet period in force
   std::vector<int> blocked_tids;   // threads blocked for the whole quiet period (hangs)
+  // A hang reported before the quiet period because every edge of its cycle is on the board: how
+  // long that cycle had held (certain_cycle.h); 0 for every other detection.
+  std::uint64_t certain_for_ns = 0;
 };
 
 // Driven from one thread (the runner's supervision loop): tick() and snapshot_now() share the
@@ -103,6 +115,7 @@ class Watchdog {
   std::uint64_t last_thread_sample_ns_ = 0;
   std::uint64_t deferred_until_ns_ = 0;  // no detection before this (an unexplained hang was deferred)
   std::uint64_t opened_ahead_for_ns_ = 0;  // the progress time of the quiet stretch already opened for
+  CertainCycleWatch certain_;
   bool detected_ = false;
 };
 
