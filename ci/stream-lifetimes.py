@@ -90,7 +90,7 @@ def main():
     options = parser.parse_args()
     if options.checkpoints < 2 or options.lifetimes < options.checkpoints:
         parser.error("--checkpoints must be at least 2 and at most --lifetimes")
-    build = pathlib.Path(options.build)
+    build = pathlib.Path(options.build).resolve()  # the symlink below must not be relative
     inject = build / "checkers/inject/libgilsan_inject.so"
     simulated = build / "harness/simcuda/libgilsan_simcuda.so"
     for needed in [inject] + ([simulated] if options.driver == "sim" else []):
