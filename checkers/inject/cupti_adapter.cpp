@@ -69,7 +69,7 @@ const char* cupti_error(CUptiResult result) {
 }
 
 // On one of gilsan's drivers: its observer is the source, CUPTI stays out (observed_front_end.h).
-int start_observed(gilsan::checkers::inject::SetObserver set_observer) {
+int start_observed(gilsan::checkers::SetObserver set_observer) {
   auto* runtime = new InjectRuntime();
   if (std::string error = gilsan::checkers::inject::start_injected_sanitizer(*runtime); !error.empty()) {
     std::cerr << "gilsan: injection off: " << error << std::endl;

@@ -1,14 +1,10 @@
 #include "checkers/inject/inject_runtime.h"
 
-#include <unistd.h>
-
-#include <cstdio>
 #include <cstdlib>
 #include <iostream>
 
 #include "checkers/inject/runtime_error_names.h"
 #include "checkers/sources/native_stack.h"
-#include "checkers/sources/profile_behaviour.h"
 #include "checkers/sources/python_stack_reader.h"
 #include "checkers/sources/thread_identity.h"
 #include "harness/board/board_writer.h"
@@ -57,37 +53,22 @@ void symbolize_injected_stack(Stack& stack) {
 
 std::string start_injected_sanitizer(InjectRuntime& runtime) {
   try {
-    std::ostream* text_out = &std::cerr;
-    if (const std::string text_path = environment("GILSAN_SANITIZER_TEXT"); !text_path.empty()) {
-      runtime.text_file.open(text_path);
-      if (!runtime.text_file) return "GILSAN_SANITIZER_TEXT=" + text_path + ": cannot be written";
-      text_out = &runtime.text_file;
-    }
-    const std::shared_ptr<const DriverProfile> profile = load_profile_for_sources();
-    SanitizerConfig config = config_from_options(environment("GILSAN_OPTIONS"), injected_default_options(),
-                                                 behaviour_from_profile(profile), *text_out);
-    // The first report may come from inside a driver call, with the driver's own locks held: end the
-    // process at once (_exit: no atexit handler may wait for those locks).
-    config.halt = [](int exit_code) {
-      std::fflush(nullptr);
-      ::_exit(exit_code);
-    };
     prepare_native_stack_capture();
-    config.capture_stack = capture_injected_stack;
-    config.symbolize_stack = symbolize_injected_stack;
-    if (config.options.stats) runtime.stats = std::make_unique<OwnTimeStats>();
-    runtime.sanitizer = std::make_unique<Sanitizer>(std::move(config));
+    FrontEndSettings settings;
+    settings.defaults = injected_default_options();
+    settings.capture_stack = capture_injected_stack;
+    settings.symbolize_stack = symbolize_injected_stack;
+    start_front_end(runtime, std::move(settings));
+    if (runtime.options.stats) runtime.stats = std::make_unique<OwnTimeStats>();
     return "";
   } catch (const std::exception& error) {
-    runtime.sanitizer.reset();
     return error.what();
   }
 }
 
 std::string start_inject_handler(InjectRuntime& runtime, const InjectedDriver& driver) {
   try {
-    const std::shared_ptr<const DriverProfile> profile = load_profile_for_sources();
-    DriverBehaviour behaviour = behaviour_from_profile(profile);
+    DriverBehaviour behaviour = runtime.behaviour;  // the profile as the front end read it
     InjectOptions options;
     if (driver.get_error_name != nullptr) {
       options.error_names = ErrorNames([&driver](int code) -> const char* {
@@ -96,9 +77,8 @@ std::string start_inject_handler(InjectRuntime& runtime, const InjectedDriver& d
       });
     }
     // host_function_enqueued only feeds gil-held-blocking-call's list of pending host functions.
-    options.report_enqueued = environment("GILSAN_SANITIZE") == "1" || parse_options(environment("GILSAN_OPTIONS"),
-                                                                                     injected_default_options())
-                                                                             .is_enabled(Checker::gil_held_blocking_call);
+    options.report_enqueued =
+        environment("GILSAN_SANITIZE") == "1" || runtime.options.is_enabled(Checker::gil_held_blocking_call);
     options.runtime_error_name = runtime_error_name;
     options.holds_gil = [&runtime] { return runtime.gil_probe.holds_gil(); };
     options.write_board = !environment(board::kBoardEnvironmentVariable).empty() && board::attach();

@@ -13,9 +13,7 @@
 #include <memory>
 #include <string>
 
-#include <fstream>
-
-#include "checkers/core/sanitizer.h"
+#include "checkers/frontend/process_front_end.h"
 #include "checkers/inject/inject_handler.h"
 #include "checkers/inject/python_process_setup.h"
 #include "checkers/sources/python_gil_probe.h"
@@ -23,9 +21,8 @@
 
 namespace gilsan::checkers::inject {
 
-struct InjectRuntime {
-  std::ofstream text_file;  // GILSAN_SANITIZER_TEXT, when set
-  std::unique_ptr<Sanitizer> sanitizer;
+// The Sanitizer, its text file, the profile and the options are the front end's (process_front_end.h).
+struct InjectRuntime : ProcessFrontEnd {
   PythonGilProbe gil_probe;
   std::unique_ptr<InjectHandler> handler;  // CUPTI's source
   std::unique_ptr<SimSource> source;       // gilsan's driver's source (observed_front_end.h)

@@ -1,14 +1,11 @@
 #include "checkers/inject/observed_front_end.h"
 
-#include "checkers/inject/python_lock_exports.h"
-#include "checkers/sources/profile_behaviour.h"
-
 #include <dlfcn.h>
-
-#include <exception>
 
 #include <string_view>
 #include <utility>
+
+#include "checkers/inject/python_lock_exports.h"
 
 namespace gilsan::checkers::inject {
 namespace {
@@ -42,23 +39,12 @@ void host_function_enqueued(void* user, const GilsanSimHostFunction* host_functi
   runtime_of(user).source->host_function_enqueued(*host_function);
 }
 
-// cuGetErrorName of the loaded driver, asked now, before any hook can run.
-ErrorNames error_names_of(void* driver) {
-  using GetErrorName = CUresult (*)(CUresult, const char**);
-  auto get_error_name = reinterpret_cast<GetErrorName>(::dlsym(driver, "cuGetErrorName"));
-  if (get_error_name == nullptr) return {};
-  return ErrorNames([get_error_name](int code) -> const char* {
-    const char* name = nullptr;
-    return get_error_name(static_cast<CUresult>(code), &name) == CUDA_SUCCESS ? name : nullptr;
-  });
-}
-
 }  // namespace
 
 SetObserver loaded_driver_observer_setter() {
   void* driver = ::dlopen("libcuda.so.1", RTLD_NOW | RTLD_NOLOAD);
   if (driver == nullptr) return nullptr;
-  auto set_observer = reinterpret_cast<SetObserver>(::dlsym(driver, "gilsanSimSetObserver"));
+  const SetObserver set_observer = driver_observer_setter(driver);
   ::dlclose(driver);  // drops only the reference RTLD_NOLOAD added; the driver stays loaded
   return set_observer;
 }
@@ -67,16 +53,11 @@ std::string start_observed_front_end(InjectRuntime& runtime, SetObserver set_obs
   void* driver = ::dlopen("libcuda.so.1", RTLD_NOW | RTLD_NOLOAD);
   SimSourceOptions options;
   if (driver != nullptr) {
-    options.error_names = error_names_of(driver);
+    options.error_names = driver_error_names(driver);
     ::dlclose(driver);
   }
   options.holds_gil = [&runtime] { return runtime.gil_probe.holds_gil(); };
-  try {
-    options.blocks_while_host_function_runs =
-        behaviour_from_profile(load_profile_for_sources()).blocks_while_host_function_runs;
-  } catch (const std::exception& error) {
-    return std::string("the driver profile: ") + error.what();
-  }
+  options.blocks_while_host_function_runs = runtime.behaviour.blocks_while_host_function_runs;
   runtime.source = std::make_unique<SimSource>(*runtime.sanitizer, std::move(options));
   runtime.python = std::make_unique<PythonProcessSetup>([&runtime] { runtime.sanitizer->interpreter_finished(); });
   set_python_lock_sanitizer(runtime.sanitizer.get());

@@ -13,7 +13,6 @@ namespace gilsan::checkers::inject {
 
 // The gilsanSimSetObserver of the libcuda.so.1 already loaded in this process, or null when that
 // driver is not one of gilsan's.
-using SetObserver = CUresult (*)(const GilsanSimObserver*);
 SetObserver loaded_driver_observer_setter();
 
 // With runtime.sanitizer started: makes the source, installs the observer through `set_observer`,

@@ -9,23 +9,17 @@
 
 #ifdef GILSAN_WITH_SANITIZER
 #include <dlfcn.h>
-#include <fcntl.h>
-#include <sys/syscall.h>
-#include <unistd.h>
 
 #include <atomic>
 #include <cstdint>
 #include <cstdio>
-#include <fstream>
-#include <iostream>
 #include <memory>
 
 #include "checkers/core/per_thread.h"
 #include "checkers/core/sanitizer.h"
+#include "checkers/frontend/process_front_end.h"
 #include "checkers/sources/entry_point_names.h"
-#include "checkers/sources/error_names.h"
 #include "checkers/sources/native_stack.h"
-#include "checkers/sources/profile_behaviour.h"
 #include "checkers/sources/python_gil_probe.h"
 #include "checkers/sources/sanitizer_hooks.h"
 #include "checkers/sources/sim_source.h"
@@ -51,9 +45,9 @@ namespace {
 
 using namespace checkers;
 
-struct ChildSanitizer {
-  std::ofstream text_file;  // the TextSink writes here; the parent shows it in the run report
-  std::unique_ptr<Sanitizer> sanitizer;
+// The Sanitizer, its text file (the parent shows it in the run report), the profile and the options
+// are the front end's (checkers/frontend/process_front_end.h).
+struct ChildSanitizer : ProcessFrontEnd {
   PythonGilProbe gil_probe;
   // Made when the module opens its driver (with that driver's CUresult names); never freed.
   std::atomic<SimSource*> source{nullptr};
@@ -61,8 +55,6 @@ struct ChildSanitizer {
   // The simulated driver's observer sees every driver call of the process (the module's, ctypes',
   // CuPy's); the module's own call hooks are then redundant and ignored.
   std::atomic<bool> driver_observed{false};
-  // What the profile says the driver blocks while a host function runs: the source sends those calls.
-  DriverBehaviour behaviour;
   // The stacks the sanitizer keeps (after gil_probe, which it reads).
   ScenarioStacks stacks{gil_probe};
 };
@@ -92,25 +84,11 @@ struct ModuleCall {
 // (per_thread.h).
 ModuleCall& module_call() { return PerThread<ModuleCall>::get(); }
 
-// cuGetErrorName of a driver library, asked now, before any hook can run.
-ErrorNames error_names_from(void* handle) {
-  using GetErrorName = CUresult (*)(CUresult, const char**);
-  auto get_error_name = reinterpret_cast<GetErrorName>(::dlsym(handle, "cuGetErrorName"));
-  ErrorNames names;
-  if (get_error_name != nullptr) {
-    names = ErrorNames([get_error_name](int code) -> const char* {
-      const char* name = nullptr;
-      return get_error_name(static_cast<CUresult>(code), &name) == CUDA_SUCCESS ? name : nullptr;
-    });
-  }
-  return names;
-}
-
 // The source that turns a driver's observer hooks (or the module's own calls) into events; made once,
 // with that driver's CUresult names.
 SimSource* make_source(void* driver_handle) {
   SimSourceOptions source_options;
-  source_options.error_names = error_names_from(driver_handle);
+  source_options.error_names = driver_error_names(driver_handle);
   source_options.holds_gil = [] { return g_child->gil_probe.holds_gil(); };
   source_options.blocks_while_host_function_runs = g_child->behaviour.blocks_while_host_function_runs;
   auto* source = new SimSource(*g_child->sanitizer, std::move(source_options));
@@ -127,8 +105,7 @@ SimSource* make_source(void* driver_handle) {
 void attach_driver_source() {
   void* driver = ::dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);  // kept open for the process
   if (driver == nullptr) return;
-  using SetObserver = CUresult (*)(const GilsanSimObserver*);
-  auto set_observer = reinterpret_cast<SetObserver>(::dlsym(driver, "gilsanSimSetObserver"));
+  const SetObserver set_observer = driver_observer_setter(driver);
   if (set_observer == nullptr) {
     ::dlclose(driver);
     return;
@@ -257,36 +234,15 @@ namespace gilsan {
 void start_scenario_sanitizer() {
   if (g_child != nullptr) return;
   auto child = std::make_unique<ChildSanitizer>();
-  std::ostream* text_out = &std::cerr;
-  if (const std::string_view text_path = environment(kSanitizerTextVariable); !text_path.empty()) {
-    // Made by us, for the user only, before the stream opens it (an ofstream would leave it to the umask).
-    const int fd = ::open(std::string(text_path).c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0600);
-    if (fd >= 0) ::close(fd);
-    child->text_file.open(std::string(text_path));
-    if (!child->text_file) throw std::runtime_error("sanitizer: cannot write " + std::string(text_path));
-    text_out = &child->text_file;
-  }
-  // The runner's report file wins over a report_path in the user's options: the parent reads it.
-  std::string options(environment("GILSAN_OPTIONS"));
-  if (const std::string_view report = environment(kSanitizerReportVariable); !report.empty())
-    options += (options.empty() || options.ends_with(':') ? "" : ":") + std::string("report_path=") + std::string(report);
   try {
-    // Scenarios start with every checker on (gil-held-blocking-call included, unlike injection).
-    child->behaviour = behaviour_from_profile(load_profile_for_sources());
-    SanitizerConfig config = config_from_options(options, Options(), child->behaviour, *text_out);
-    // The first report may come from inside a driver call, with the driver's own locks held: end
-    // the process at once. exit_group, not _exit: ThreadSanitizer's _exit runs its finalization,
-    // which can wait for those locks.
-    config.halt = [](int exit_code) {
-      std::fflush(nullptr);
-      ::syscall(SYS_exit_group, exit_code);
-    };
     prepare_native_stack_capture();
+    FrontEndSettings settings;  // scenarios start with every checker on (gil-held-blocking-call too)
+    settings.forced_report_path = std::string(environment(kSanitizerReportVariable));
     const ScenarioStacks* stacks = &child->stacks;
-    config.capture_stack = [stacks](ThreadId thread) { return stacks->capture(thread); };
-    config.capture_enqueue_stack = [stacks](ThreadId thread) { return stacks->capture_enqueue(thread); };
-    config.symbolize_stack = ScenarioStacks::symbolize;
-    child->sanitizer = std::make_unique<Sanitizer>(std::move(config));
+    settings.capture_stack = [stacks](ThreadId thread) { return stacks->capture(thread); };
+    settings.capture_enqueue_stack = [stacks](ThreadId thread) { return stacks->capture_enqueue(thread); };
+    settings.symbolize_stack = ScenarioStacks::symbolize;
+    start_front_end(*child, std::move(settings));
   } catch (const std::exception& error) {
     throw std::runtime_error(std::string("sanitizer: ") + error.what());
   }

@@ -15,13 +15,14 @@ import sys
 
 # Bottom up. The sanitizer's rooms sit where their includes put them: its core (the deadlock taxonomy,
 # the table of synchronizing calls) needs nothing of the harness; its sources read the board, the
-# profile, the drivers' observer API and the symbols, and the module calls their hooks; the watchdog
-# shares the core's vocabulary; the injected library and the scenario child run the sources.
+# profile, the drivers' observer API and the symbols, and the module calls their hooks; the front end
+# every sanitized process starts from is theirs; the watchdog shares the core's vocabulary; the
+# injected library and the scenario child run the front end.
 LAYERS = [
     "checkers/core",
     "harness/driver", "harness/profile", "harness/board", "harness/driverhooks", "harness/simcuda",
     "harness/cudashim", "harness/symbols",
-    "checkers/sources",
+    "checkers/sources", "checkers/frontend",
     "harness/pymodule", "harness/watchdog",
     "checkers/inject",
     "harness/scenario", "harness/child", "harness/runner", "harness/reports",
