@@ -48,7 +48,8 @@ Sanitizer::Sanitizer(SanitizerConfig config)
       halt_(std::move(config.halt)),
       symbolize_stack_(std::move(config.symbolize_stack)),
       announcer_(ValgrindAnnouncer::create(config.driver)),
-      model_(std::make_unique<SanitizerModel>(options_, std::move(config.driver))) {
+      fast_paths_(config.fast_paths),
+      model_(std::make_unique<SanitizerModel>(options_, std::move(config.driver), config.fast_paths)) {
   model_->set_stack_capture(std::move(config.capture_stack), std::move(config.capture_enqueue_stack));
 }
 
@@ -188,7 +189,7 @@ void Sanitizer::gil_acquired(ThreadId thread) {
 }
 void Sanitizer::gil_released(ThreadId thread) {
   HeldBackGil& held = held_back_gil();
-  if (held.sanitizer == 0) {
+  if (fast_paths_ && held.sanitizer == 0) {
     held = {instance_, thread, HeldBackGil::Stage::released};
   } else {
     handle([&](SanitizerModel& model, auto&) { model.gil_released(thread); });

@@ -51,6 +51,11 @@ struct SanitizerConfig {
   // Names the frames of a new report's stacks (raw addresses a capture kept, to stay cheap),
   // before suppressions see them. Empty: stacks are kept as captured.
   std::function<void(Stack& stack)> symbolize_stack;
+  // The shortcuts that skip work which changes nothing (a repeated native host function's begin held
+  // back, a GIL release held back until it matters). Off, every event is applied as it comes: the
+  // plain reference the randomized differential test (tests/checkers/test_fast_paths_reference.cpp)
+  // holds the shortcuts to. Reports are the same either way.
+  bool fast_paths = true;
 };
 
 // The usual front-end setup: options parsed from `options_text` over `defaults`, the suppression
@@ -152,6 +157,7 @@ class Sanitizer {
   // Under Valgrind only: the same holds and waits, told to Helgrind (valgrind_announcer.h). Called
   // after handle(), outside every lock of ours, so Helgrind sees no order with our own mutexes.
   const std::unique_ptr<ValgrindAnnouncer> announcer_;
+  const bool fast_paths_;  // SanitizerConfig::fast_paths
 
   std::mutex finish_mutex_;         // one finish() at a time; taken before the others
   mutable std::mutex state_mutex_;  // guards everything below down to delivery_mutex_

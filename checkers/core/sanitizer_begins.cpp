@@ -87,7 +87,8 @@ void SanitizerModel::host_function_begin(const HostFunctionBegin& event, Out& ou
   }
   const BeginNodes nodes = begin_nodes(host_function);
   if (nodes.stream) forget_pending(*nodes.stream, host_function);
-  if (host_function.kind == HostFunctionKind::native && runs_nothing(state) && state.last_outer_nodes == nodes &&
+  if (fast_paths_ && host_function.kind == HostFunctionKind::native && runs_nothing(state) &&
+      state.last_outer_nodes == nodes &&
       state.last_outer_kind == host_function.kind) {
     state.held_back = host_function;
     state.held_back_nodes = nodes;

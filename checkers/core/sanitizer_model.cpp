@@ -13,9 +13,10 @@ bool contains(const std::vector<NodeId>& nodes, NodeId node) {
 
 }  // namespace
 
-SanitizerModel::SanitizerModel(const Options& options, DriverBehaviour behaviour)
+SanitizerModel::SanitizerModel(const Options& options, DriverBehaviour behaviour, bool fast_paths)
     : options_(options),
       behaviour_(std::move(behaviour)),
+      fast_paths_(fast_paths),
       gil_(graph_.node_for(PseudoLock::gil())) {}
 
 void SanitizerModel::name_thread(ThreadId id, std::string name) {

@@ -27,7 +27,8 @@ class SanitizerModel {
  public:
   using Out = std::vector<Report>;
 
-  SanitizerModel(const Options& options, DriverBehaviour behaviour);
+  // `fast_paths`: SanitizerConfig::fast_paths (a repeated native host function's begin held back).
+  SanitizerModel(const Options& options, DriverBehaviour behaviour, bool fast_paths = true);
 
   void name_thread(ThreadId thread, std::string name);
   void thread_exited(ThreadId thread);
@@ -139,6 +140,7 @@ class SanitizerModel {
 
   const Options& options_;
   DriverBehaviour behaviour_;
+  bool fast_paths_;
   LockOrderGraph graph_;
   NodeId gil_;
   std::vector<EdgeEvidence> evidence_;  // by EdgeId
