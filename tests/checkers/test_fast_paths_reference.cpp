@@ -94,6 +94,20 @@ std::set<std::string> run_fast_paths_seed(unsigned seed) {
     made.run_key = next_id++;
     return made;
   };
+  // A lock the thread holds is let go; one nobody holds is taken (a held one would block: skipped).
+  auto take_or_let_go_of_a_lock = [&](ThreadId thread, std::set<std::uint64_t>& mine) {
+    const std::uint64_t lock = locks[below(locks.size())];
+    if (mine.erase(lock) != 0) {
+      both.send([&](Sanitizer& s) { s.lock_release(thread, lock); });
+      return;
+    }
+    bool taken_elsewhere = false;
+    for (const AppThread& other : apps) taken_elsewhere |= other.locks.contains(lock);
+    for (const CallbackThread& other : callbacks) taken_elsewhere |= other.locks.contains(lock);
+    if (taken_elsewhere) return;
+    both.send([&](Sanitizer& s) { s.lock_acquire({.thread = thread, .lock = lock, .name = "queue_lock"}); });
+    mine.insert(lock);
+  };
   for (int step = 0; step < 200; ++step) {
     const bool on_callback = below(5) < 2;
     if (!on_callback) {
@@ -126,21 +140,9 @@ std::set<std::string> run_fast_paths_seed(unsigned seed) {
           both.send([&](Sanitizer& s) { s.host_function_enqueued({.thread = app.id, .host_function = made}); });
           break;
         }
-        case 3: {
-          const std::uint64_t lock = locks[below(locks.size())];
-          if (app.locks.contains(lock)) {
-            both.send([&](Sanitizer& s) { s.lock_release(app.id, lock); });
-            app.locks.erase(lock);
-          } else {
-            bool taken_elsewhere = false;
-            for (const AppThread& other : apps) taken_elsewhere |= other.locks.contains(lock);
-            for (const CallbackThread& other : callbacks) taken_elsewhere |= other.locks.contains(lock);
-            if (taken_elsewhere) break;
-            both.send([&](Sanitizer& s) { s.lock_acquire({.thread = app.id, .lock = lock, .name = "queue_lock"}); });
-            app.locks.insert(lock);
-          }
+        case 3:
+          take_or_let_go_of_a_lock(app.id, app.locks);
           break;
-        }
         case 4:
           context = callbacks[below(callbacks.size())].context;
           both.send([&](Sanitizer& s) {
@@ -182,19 +184,7 @@ std::set<std::string> run_fast_paths_seed(unsigned seed) {
       both.send([&](Sanitizer& s) { s.host_function_end(callback.id); });
       --callback.depth;
     } else if (action == 2) {
-      const std::uint64_t lock = locks[below(locks.size())];
-      if (callback.locks.contains(lock)) {
-        both.send([&](Sanitizer& s) { s.lock_release(callback.id, lock); });
-        callback.locks.erase(lock);
-      } else {
-        bool taken_elsewhere = false;
-        for (const AppThread& other : apps) taken_elsewhere |= other.locks.contains(lock);
-        for (const CallbackThread& other : callbacks) taken_elsewhere |= other.locks.contains(lock);
-        if (!taken_elsewhere) {
-          both.send([&](Sanitizer& s) { s.lock_acquire({.thread = callback.id, .lock = lock, .name = "queue_lock"}); });
-          callback.locks.insert(lock);
-        }
-      }
+      take_or_let_go_of_a_lock(callback.id, callback.locks);
     } else if (action == 3) {
       const Handle stream = callback.streams[below(callback.streams.size())];
       both.send([&](Sanitizer& s) {
