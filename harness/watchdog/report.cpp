@@ -8,8 +8,6 @@
 namespace gilsan::watchdog {
 namespace {
 
-std::string milliseconds(std::uint64_t ns) { return std::to_string((ns + 500'000) / 1'000'000) + " ms"; }
-
 std::string crash_summary(const HangReport& report) {
   const board::CrashRecord& crash = *report.snapshot.crash;
   std::string text = "crash: " + signal_name(crash.signal) + " (address " + hex(crash.address) + ") in ";
@@ -27,6 +25,8 @@ std::string signal_name(int signal_number) {
   const char* abbreviation = ::sigabbrev_np(signal_number);
   return abbreviation != nullptr ? std::string("SIG") + abbreviation : "signal " + std::to_string(signal_number);
 }
+
+std::string milliseconds_text(std::uint64_t ns) { return std::to_string((ns + 500'000) / 1'000'000) + " ms"; }
 
 HangReport make_report(Detection detection, const DriverCallBlocksPredicate& blocks_while_host_function_runs) {
   HangReport report;
@@ -48,7 +48,7 @@ HangReport make_report(Detection detection, const DriverCallBlocksPredicate& blo
     std::uint64_t quiet_for = report.snapshot.taken_ns > report.snapshot.last_progress_ns
                                   ? report.snapshot.taken_ns - report.snapshot.last_progress_ns
                                   : 0;
-    report.summary = report.class_name + ": no progress for " + milliseconds(quiet_for) + ", " +
+    report.summary = report.class_name + ": no progress for " + milliseconds_text(quiet_for) + ", " +
                      (report.classification.cycle.empty()
                           ? std::string("no cycle")
                           : "a cycle of " + std::to_string(report.classification.cycle.size()) + " waits");

@@ -39,4 +39,7 @@ std::string render_dot(const HangReport& report);
 // "SIGSEGV", or "signal 42".
 std::string signal_name(int signal_number);
 
+// A duration for a report, to the nearest millisecond: "512 ms".
+std::string milliseconds_text(std::uint64_t ns);
+
 }  // namespace gilsan::watchdog

@@ -17,8 +17,6 @@ namespace {
 // The program's own native frames the short form shows per thread.
 constexpr std::size_t kShortNativeFrames = 4;
 
-std::string milliseconds(std::uint64_t ns) { return std::to_string((ns + 500'000) / 1'000'000) + " ms"; }
-
 std::string module_name(const std::string& path) {
   auto slash = path.rfind('/');
   return slash == std::string::npos ? path : path.substr(slash + 1);
@@ -107,7 +105,7 @@ void write_thread(std::ostream& out, const HangReport& report, const ThreadSnaps
         if (call.event != 0) out << ", event " << hex(call.event);
         out << ")";
         if (call.entered_ns != 0 && report.snapshot.taken_ns > call.entered_ns) {
-          out << " for " << milliseconds(report.snapshot.taken_ns - call.entered_ns);
+          out << " for " << milliseconds_text(report.snapshot.taken_ns - call.entered_ns);
         }
       } else {
         out << " (inferred from native frames)";
@@ -151,13 +149,13 @@ std::string render_text(const HangReport& report, TextDetail detail) {
   out << "  " << report.summary << "\n";
   if (report.kind == DetectionKind::Hang) {
     const std::string snapshot_took =
-        milliseconds(report.reported_ns > report.detected_ns ? report.reported_ns - report.detected_ns : 0);
+        milliseconds_text(report.reported_ns > report.detected_ns ? report.reported_ns - report.detected_ns : 0);
     if (report.certain_for_ns > 0) {
-      out << "  every wait of the cycle is on the board and it held for " << milliseconds(report.certain_for_ns)
-          << ": reported without waiting out the quiet period (" << milliseconds(report.quiet_ns)
+      out << "  every wait of the cycle is on the board and it held for " << milliseconds_text(report.certain_for_ns)
+          << ": reported without waiting out the quiet period (" << milliseconds_text(report.quiet_ns)
           << "); snapshot took " << snapshot_took << "\n";
     } else {
-      out << "  quiet period " << milliseconds(report.quiet_ns) << "; snapshot took " << snapshot_took << "\n";
+      out << "  quiet period " << milliseconds_text(report.quiet_ns) << "; snapshot took " << snapshot_took << "\n";
     }
   }
   if (!classification.cycle.empty()) {
