@@ -45,16 +45,12 @@ constexpr int kChildFailedStatus = 3;
 }
 
 int report_fd_from_environment() {
-  const char* text = std::getenv(kChildReportFdVariable);
-  char* end = nullptr;
-  const long fd = text != nullptr ? std::strtol(text, &end, 10) : -1;
-  if (text == nullptr || *end != '\0' || fd < 0 || ::fcntl(static_cast<int>(fd), F_GETFD) < 0) {
+  const int fd = inherited_report_fd();
+  if (fd < 0) {
     std::fprintf(stderr, "gilsan: %s is internal; use 'gilsan run SCENARIO.py'\n", kScenarioChildCommand);
     leave(2);
   }
-  // Processes the scenario starts with exec must not inherit the report channel.
-  ::fcntl(static_cast<int>(fd), F_SETFD, FD_CLOEXEC);
-  return static_cast<int>(fd);
+  return fd;
 }
 
 // The write end of the watchdog's Python-stack pipe, when the parent passed one (-1 otherwise).

@@ -1,11 +1,24 @@
 #include "harness/scenario/child_report.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <unistd.h>
+
+#include <cstdlib>
+#include <limits>
 
 #include <nlohmann/json.hpp>
 
 namespace gilsan {
+
+int inherited_report_fd() {
+  const char* text = std::getenv(kChildReportFdVariable);
+  char* end = nullptr;
+  const long fd = text != nullptr ? std::strtol(text, &end, 10) : -1;
+  if (text == nullptr || *end != '\0' || fd < 0 || fd > std::numeric_limits<int>::max() || ::fcntl(static_cast<int>(fd), F_GETFD) < 0) return -1;
+  ::fcntl(static_cast<int>(fd), F_SETFD, FD_CLOEXEC);
+  return static_cast<int>(fd);
+}
 namespace {
 
 using nlohmann::json;

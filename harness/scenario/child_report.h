@@ -27,6 +27,11 @@ namespace gilsan {
 
 inline constexpr const char* kChildReportFdVariable = "GILSAN_CHILD_REPORT_FD";
 
+// The child's side: the report channel the parent handed over, made close-on-exec (what the child
+// starts with exec must not inherit it), or -1 when there is none (the hidden command was typed by
+// hand, not started by gilsan).
+int inherited_report_fd();
+
 struct UnraisableRecord {
   PythonTypeName type;
   std::string message;  // str(exception)
