@@ -88,14 +88,34 @@ def main():
         with tempfile.TemporaryDirectory(prefix="gilsan-parity-") as folder:
             sim_path = os.path.join(folder, "sim.json")
             run_on_sim(arguments[1], arguments[2], sim_path, arguments[4:])
-            return compare(load(sim_path), load(arguments[3]))
+            differing = []
+            status = compare(load(sim_path), load(arguments[3]), differing)
+            for record in differing:
+                show_again(arguments[1], record, arguments[4:])
+            return status
     if len(arguments) != 2:
         print(__doc__, file=sys.stderr)
         return 2
     return compare(load(arguments[0]), load(arguments[1]))
 
 
-def compare(sim, real):
+def show_again(gilsan, record, suite_options):
+    """A run that disagreed with the GPU, once more with every thread and frame (--report full), so that
+    a disagreement that comes and goes leaves the evidence of what the watchdog saw. It does not change
+    the verdict."""
+    command = [gilsan, "run", record["scenario"], "--driver", "sim", "--report", "full"]
+    if record.get("implementation"):
+        command += ["--impl", record["implementation"]]
+    if "--python-env" in suite_options:
+        command += ["--python-env", suite_options[suite_options.index("--python-env") + 1]]
+    again = subprocess.run(command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, timeout=300)
+    print(f"--- {key(record)} once more (exit {again.returncode}), every thread and frame:")
+    sys.stdout.write(again.stdout)
+    print(f"--- end of {key(record)}")
+
+
+def compare(sim, real, differing=None):
+    """0 when every run of both agrees; the sim's runs that do not are appended to `differing`."""
     if sim.get("driver") != "sim" or real.get("driver") != "real":
         print("check_parity: the first run must be on the simulated driver, the second on the real one",
               file=sys.stderr)
@@ -116,6 +136,8 @@ def compare(sim, real):
         compared += 1
         if other["outcome"] != record["outcome"] and name not in explained:
             disagreements.append(f"{name}: real {record['outcome']}, sim {other['outcome']}")
+            if differing is not None:
+                differing.append(other)
     missing = sorted(set(sim_outcomes) - {key(r) for r in real["results"]})
     for line in disagreements:
         print(f"DIFFERENT  {line}")
