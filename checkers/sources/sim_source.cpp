@@ -178,13 +178,7 @@ void SimSource::host_function_enqueued(const GilsanSimHostFunction& host_functio
 }
 
 void SimSource::host_function_begin(const GilsanSimHostFunction& host_function) {
-  // Only the driver runs host functions: name its thread for the reports, once (a peer's trampoline
-  // does not, the gilsan module's does too).
-  thread_local bool named = false;
-  if (!named) {
-    named = true;
-    sanitizer_.name_thread(current_thread_id(), "driver callback thread");
-  }
+  name_the_callback_thread(sanitizer_);
   ++t_host_function_depth;
   HostFunctionBegin& event = thread_scratch().begin;
   event.thread = current_thread_id();

@@ -176,12 +176,7 @@ void host_function_dropped(unsigned long long id) {
 }
 
 void host_function_begin(const GilsanSanitizerHostFunction* record) {
-  // Only the driver runs our trampolines: name its thread for the reports, once.
-  thread_local bool named = false;
-  if (!named) {
-    named = true;
-    g_child->sanitizer->name_thread(current_thread_id(), "driver callback thread");
-  }
+  name_the_callback_thread(*g_child->sanitizer);
   HostFunctionBegin& event = PerThread<ModuleEvents>::get().begin;
   event.thread = current_thread_id();
   describe_into(*record, event.host_function);
