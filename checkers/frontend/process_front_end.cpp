@@ -39,8 +39,7 @@ void start_front_end(ProcessFrontEnd& front, FrontEndSettings settings) {
     options += (options.empty() || options.ends_with(':') ? "" : ":") + ("report_path=" + settings.forced_report_path);
   }
   try {
-    front.profile = load_profile_for_sources();
-    front.behaviour = behaviour_from_profile(front.profile);
+    front.behaviour = behaviour_from_profile(load_profile_for_sources());
     SanitizerConfig config = config_from_options(options, settings.defaults, front.behaviour, *text_out);
     front.options = config.options;
     config.halt = halt_process;
@@ -66,8 +65,11 @@ SetObserver driver_observer_setter(void* driver) {
 }
 
 ErrorNames driver_error_names(void* driver) {
-  using GetErrorName = CUresult (*)(CUresult, const char**);
-  auto get_error_name = driver != nullptr ? reinterpret_cast<GetErrorName>(::dlsym(driver, "cuGetErrorName")) : nullptr;
+  return driver_error_names(driver != nullptr ? reinterpret_cast<GetErrorName>(::dlsym(driver, "cuGetErrorName"))
+                                              : nullptr);
+}
+
+ErrorNames driver_error_names(GetErrorName get_error_name) {
   if (get_error_name == nullptr) return {};
   return ErrorNames([get_error_name](int code) -> const char* {
     const char* name = nullptr;

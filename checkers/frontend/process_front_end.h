@@ -14,7 +14,6 @@
 #include "checkers/core/sanitizer.h"
 #include "checkers/sources/error_names.h"
 #include "harness/driverhooks/driver_observer.h"
-#include "harness/profile/driver_profile.h"
 
 namespace gilsan::checkers {
 
@@ -31,9 +30,8 @@ struct FrontEndSettings {
 struct ProcessFrontEnd {
   std::ofstream text_file;  // GILSAN_SANITIZER_TEXT, when set
   std::unique_ptr<Sanitizer> sanitizer;
-  std::shared_ptr<const DriverProfile> profile;  // GILSAN_PROFILE or the shipped one, read once
-  DriverBehaviour behaviour;                     // what the profile says the driver blocks
-  Options options;                               // as GILSAN_OPTIONS left them over the defaults
+  DriverBehaviour behaviour;  // what the profile (GILSAN_PROFILE or the shipped one, read once) says
+  Options options;            // as GILSAN_OPTIONS left them over the defaults
 };
 
 // Makes `front`'s Sanitizer from the environment and `settings`. Throws std::runtime_error with one
@@ -51,5 +49,7 @@ using SetObserver = CUresult (*)(const GilsanSimObserver*);
 SetObserver driver_observer_setter(void* driver);
 // The driver's CUresult names (its cuGetErrorName, asked now for every code); empty without one.
 ErrorNames driver_error_names(void* driver);
+using GetErrorName = CUresult (*)(CUresult, const char**);
+ErrorNames driver_error_names(GetErrorName get_error_name);
 
 }  // namespace gilsan::checkers

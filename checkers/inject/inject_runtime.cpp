@@ -70,12 +70,7 @@ std::string start_inject_handler(InjectRuntime& runtime, const InjectedDriver& d
   try {
     DriverBehaviour behaviour = runtime.behaviour;  // the profile as the front end read it
     InjectOptions options;
-    if (driver.get_error_name != nullptr) {
-      options.error_names = ErrorNames([&driver](int code) -> const char* {
-        const char* name = nullptr;
-        return driver.get_error_name(static_cast<CUresult>(code), &name) == CUDA_SUCCESS ? name : nullptr;
-      });
-    }
+    options.error_names = driver_error_names(driver.get_error_name);
     // host_function_enqueued only feeds gil-held-blocking-call's list of pending host functions.
     options.report_enqueued =
         environment("GILSAN_SANITIZE") == "1" || runtime.options.is_enabled(Checker::gil_held_blocking_call);

@@ -2,7 +2,6 @@
 
 #include <map>
 
-#include "harness/watchdog/proc_threads.h"
 
 namespace gilsan::watchdog {
 
@@ -33,15 +32,11 @@ Watchdog::Watchdog(pid_t pid, board::Board& board, WatchdogOptions options)
 
 std::optional<Detection> Watchdog::tick() { return tick(board::monotonic_ns()); }
 
-std::vector<ThreadActivity> Watchdog::sample_threads() {
-  std::map<int, board::ThreadRecord> records;
-  for (board::ThreadRecord& record : reader_.threads()) records[record.tid] = std::move(record);
+std::vector<ThreadActivity> Watchdog::activities_of(const Snapshot& view) {
   std::vector<ThreadActivity> activities;
-  for (int tid : list_threads(pid_)) {
-    std::optional<ProcThreadState> proc = read_thread_state(pid_, tid);
-    auto record = records.find(tid);
-    activities.push_back(describe_activity(tid, proc ? &*proc : nullptr,
-                                           record != records.end() ? &record->second : nullptr));
+  for (const ThreadSnapshot& thread : view.threads) {
+    if (thread.exited()) continue;  // a slot of the board whose thread /proc no longer lists
+    activities.push_back(describe_activity(thread.tid, &*thread.proc, thread.board ? &*thread.board : nullptr));
   }
   return activities;
 }
@@ -79,7 +74,9 @@ std::optional<Detection> Watchdog::tick(std::uint64_t now_ns) {
   auto interval = static_cast<std::uint64_t>(std::chrono::nanoseconds(options_.thread_sample_interval).count());
   if (last_thread_sample_ns_ != 0 && now_ns < last_thread_sample_ns_ + interval) return std::nullopt;
   last_thread_sample_ns_ = now_ns;
-  if (certain_.on() && certain_.confirmed(now_ns, take_board_view(pid_, reader_, detector_.last_progress_ns()))) {
+  // One look at /proc and the board per sample, for the certain-cycle watch and the hang detector both.
+  const Snapshot view = take_board_view(pid_, reader_, detector_.last_progress_ns());
+  if (certain_.confirmed(now_ns, view)) {
     Detection detection = snapshot_now(DetectionKind::Hang);
     detection.detected_ns = now_ns;
     detection.certain_for_ns = certain_.held_ns(now_ns);
@@ -87,7 +84,7 @@ std::optional<Detection> Watchdog::tick(std::uint64_t now_ns) {
     detected_ = true;
     return detection;
   }
-  std::vector<ThreadActivity> activities = sample_threads();
+  std::vector<ThreadActivity> activities = activities_of(view);
   check_for_driver_spins(now_ns, activities);
   HangVerdict verdict = detector_.observe_threads(now_ns, activities);
   if (trace_.on()) {

@@ -98,7 +98,8 @@ class Watchdog {
   std::uint64_t last_progress_ns() const { return detector_.last_progress_ns(); }
 
  private:
-  std::vector<ThreadActivity> sample_threads();
+  // What each live thread of a board view is doing, for the hang detector.
+  static std::vector<ThreadActivity> activities_of(const Snapshot& view);
   // Reads the stacks of the threads the detector names and fills their stack_checked / spinning_in.
   void check_for_driver_spins(std::uint64_t now_ns, std::vector<ThreadActivity>& activities);
   void open_source_lines_when_half_quiet(std::uint64_t now_ns);
