@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Runs gilsan against the real driver on a GPU machine and collects the outputs for docs/results/.
 # Usage: ci/gpu-run.sh OUTPUT_DIR [step...]; steps: build sim-tests suite conformance forwarding peers pytest-plugin program
-# overhead probe probe-held-by probe-loading probe-diff watchdog copy-bench inject hardening bench driver-calls transparency (default: build sim-tests suite probe).
+# overhead probe probe-held-by probe-loading probe-diff watchdog copy-bench inject hardening bench
+# stream-lifetimes detection-latency driver-calls transparency (default: build sim-tests suite probe).
 # The GPU machine has Python 3.12 with libpython3.12.so, cmake and ninja in /opt/torch/.venv, nvcc.
 set -uo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -199,6 +200,19 @@ for step in "${steps[@]}"; do
       # `gilsan bench` (docs/performance.md): the reference host_launch against the raw driver and the peers.
       "$build/bin/gilsan" bench --driver real --python-env /opt/torch/.venv --json "$out/bench.json" \
         --markdown "$out/bench.md" --svg "$out/bench.svg" >>"$log" 2>&1 ;;
+    stream-lifetimes)
+      # Resident memory and time per stream lifetime, plain and under the injected sanitizer (issue 32's
+      # flat-memory target, ci/stream-lifetimes.py), on the real driver.
+      python3 "$root/ci/stream-lifetimes.py" --build "$build" --driver real --lifetimes "${GILSAN_LIFETIMES:-1000000}" \
+        --checkpoints 10 >>"$log" 2>&1
+      echo "stream-lifetimes: exit $?" >>"$log" ;;
+    detection-latency)
+      # Onset to report per deadlock scenario the real driver can produce (tests/runner/watchdog_latency.py):
+      # certain cycles after their short confirmation, the others after the quiet period.
+      mapfile -t scenarios < <(grep -l "^# gilsan: drivers = .*real" "$root"/scenarios/deadlock/*.py)
+      python3 "$root/tests/runner/watchdog_latency.py" "$build/bin/gilsan" --runs "${GILSAN_LATENCY_RUNS:-20}" \
+        --driver real "${scenarios[@]}" >>"$log" 2>&1
+      echo "detection-latency: exit $?" >>"$log" ;;
     driver-calls)
       # What the forwarding driver adds to each call and host function, side by side with the real driver
       # in one process, under `gilsan run`'s board as in a `--sanitize off` child (tests/cudashim/driver_call_bench.cpp).

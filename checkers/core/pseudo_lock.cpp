@@ -14,18 +14,11 @@ bool is_per_context_stream_handle(Handle stream) {
 
 std::string_view to_string(PseudoLockKind kind) {
   switch (kind) {
-    case PseudoLockKind::gil:
-      return "gil";
-    case PseudoLockKind::callback_thread:
-      return "callback-thread";
-    case PseudoLockKind::stream_completion:
-      return "stream-completion";
-    case PseudoLockKind::context_completion:
-      return "context-completion";
-    case PseudoLockKind::host_function_lock:
-      return "host-function-lock";
-    case PseudoLockKind::user_lock:
-      return "user-lock";
+#define GILSAN_PSEUDO_LOCK_KIND(enumerator, core_name, graph_name, description) \
+  case PseudoLockKind::enumerator:                                            \
+    return core_name;
+#include "checkers/core/pseudo_lock_kinds.inc"
+#undef GILSAN_PSEUDO_LOCK_KIND
   }
   return "gil";
 }

@@ -12,17 +12,15 @@
 
 namespace gilsan::checkers {
 
+// The kinds are the one table of checkers/core/pseudo_lock_kinds.inc (the watchdog's node kinds come
+// from it too).
 enum class PseudoLockKind {
-  gil,                 // the interpreter's GIL
-  callback_thread,     // a context's one driver thread that runs its host functions, one at a time
-  stream_completion,   // "stream S has drained": held by a host function of S while it runs
-  context_completion,  // "every stream of context C has drained": held by every host function of C
-  host_function_lock,  // the driver's lock that blocks some calls while a host function of C runs
-  user_lock,           // a Python or native lock the source can see
+#define GILSAN_PSEUDO_LOCK_KIND(enumerator, core_name, graph_name, description) enumerator,
+#include "checkers/core/pseudo_lock_kinds.inc"
+#undef GILSAN_PSEUDO_LOCK_KIND
 };
 
-std::string_view to_string(
-    PseudoLockKind kind);  // "gil", "callback-thread", "stream-completion", ...
+std::string_view to_string(PseudoLockKind kind);  // the table's core_name: "gil", "stream-completion", ...
 
 struct PseudoLock {
   PseudoLockKind kind = PseudoLockKind::gil;

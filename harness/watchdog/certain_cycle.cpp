@@ -31,7 +31,7 @@ bool CertainCycleWatch::confirmed(std::uint64_t now_ns, const Snapshot& view) {
   std::vector<int> threads;
   for (const WaitEdge& edge : cycles.front()) {
     edges.push_back(edge.from + ">" + edge.to);
-    if (const WaitNode* node = graph.node(edge.from); node != nullptr && node->kind == NodeKind::Thread) {
+    if (const WaitNode* node = graph.node(edge.from); node != nullptr && node->kind == NodeKind::thread) {
       threads.push_back(node->tid);
     }
   }

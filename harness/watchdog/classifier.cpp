@@ -44,11 +44,11 @@ const ThreadFacts* gil_holder_waiting_for_work(const WaitForGraph& graph, const 
     if (thread.host_function) return nullptr;
   }
   for (const WaitNode* end : dead_ends) {
-    if (end->kind != NodeKind::Stream && end->kind != NodeKind::Event && end->kind != NodeKind::Context) continue;
+    if (end->kind != NodeKind::stream_completion && end->kind != NodeKind::event && end->kind != NodeKind::context_completion) continue;
     for (const ThreadFacts& thread : facts.threads) {
       if (thread.gil.state != board::GilState::Holds) continue;
       for (const WaitNode& node : graph.nodes()) {
-        if (node.kind != NodeKind::Thread || node.tid != thread.tid) continue;
+        if (node.kind != NodeKind::thread || node.tid != thread.tid) continue;
         for (const WaitEdge* edge : graph.edges_from(node.id)) {
           if (edge->to == end->id) return &thread;
         }
@@ -64,13 +64,13 @@ void classify_without_cycle(Classification& result) {
   std::vector<const WaitNode*> dead_ends;
   std::set<std::string> seen;
   for (const WaitNode& node : graph.nodes()) {
-    if (node.kind == NodeKind::Thread && !graph.edges_from(node.id).empty()) {
+    if (node.kind == NodeKind::thread && !graph.edges_from(node.id).empty()) {
       collect_dead_ends(graph, node.id, seen, dead_ends);
     }
   }
   if (facts.finalizing) {
     for (const WaitNode* end : dead_ends) {
-      const ThreadFacts* thread = end->kind == NodeKind::Thread ? facts.find(end->tid) : nullptr;
+      const ThreadFacts* thread = end->kind == NodeKind::thread ? facts.find(end->tid) : nullptr;
       if (thread != nullptr && thread->exited && thread->host_function) {
         result.deadlock_class = DeadlockClass::finalization;
         result.reasons.push_back("the interpreter is finalizing and " + thread->label() + " ended while running " +
@@ -83,7 +83,7 @@ void classify_without_cycle(Classification& result) {
                                  thread->native_wait.frame);
         return;
       }
-      if (end->kind == NodeKind::Gil) {
+      if (end->kind == NodeKind::gil) {
         result.deadlock_class = DeadlockClass::finalization;
         result.reasons.push_back("the interpreter is finalizing and threads wait for a GIL no thread is known to hold");
         return;
@@ -105,7 +105,7 @@ void classify_without_cycle(Classification& result) {
     }
   }
   for (const WaitNode* end : dead_ends) {
-    if (end->kind == NodeKind::Stream || end->kind == NodeKind::Event || end->kind == NodeKind::Context) {
+    if (end->kind == NodeKind::stream_completion || end->kind == NodeKind::event || end->kind == NodeKind::context_completion) {
       result.deadlock_class = DeadlockClass::gpu_stall;
       result.reasons.push_back(end->label + " does not complete and no host function holds it up: its device work "
                                "did not finish");
@@ -133,29 +133,29 @@ DeadlockClass class_of_cycle(const std::vector<WaitEdge>& cycle, const WaitForGr
     const WaitNode* from = graph.node(edge.from);
     const WaitNode* to = graph.node(edge.to);
     kinds.insert(from->kind);
-    if (from->kind == NodeKind::Thread) {
+    if (from->kind == NodeKind::thread) {
       threads.insert(from->tid);
       const ThreadFacts* thread = facts.find(from->tid);
       parked |= thread != nullptr && thread->native_wait.kind == NativeWait::Kind::FinalizationHang;
-      thread_to_thread |= to->kind == NodeKind::Thread;
+      thread_to_thread |= to->kind == NodeKind::thread;
     }
   }
   auto has = [&](NodeKind kind) { return kinds.count(kind) != 0; };
-  bool through_driver = has(NodeKind::Stream) || has(NodeKind::Event) || has(NodeKind::Context) ||
-                        has(NodeKind::CallbackThread) || has(NodeKind::DriverHostFunctionLock) || thread_to_thread;
-  if (facts.finalizing && (has(NodeKind::Gil) || parked)) return DeadlockClass::finalization;
-  if (has(NodeKind::Gil)) {
+  bool through_driver = has(NodeKind::stream_completion) || has(NodeKind::event) || has(NodeKind::context_completion) ||
+                        has(NodeKind::callback_thread) || has(NodeKind::host_function_lock) || thread_to_thread;
+  if (facts.finalizing && (has(NodeKind::gil) || parked)) return DeadlockClass::finalization;
+  if (has(NodeKind::gil)) {
     if (through_driver) return DeadlockClass::gil_driver_inversion;
-    return has(NodeKind::Lock) ? DeadlockClass::user_lock_inversion : DeadlockClass::unknown;
+    return has(NodeKind::user_lock) ? DeadlockClass::user_lock_inversion : DeadlockClass::unknown;
   }
-  if (has(NodeKind::DriverHostFunctionLock)) return DeadlockClass::callback_driver_lock;
-  if (has(NodeKind::Lock)) return DeadlockClass::user_lock_inversion;
+  if (has(NodeKind::host_function_lock)) return DeadlockClass::callback_driver_lock;
+  if (has(NodeKind::user_lock)) return DeadlockClass::user_lock_inversion;
   // A pending host function needs a callback thread that a waiting host function keeps busy. Also
   // when the cycle runs through the callback threads of two contexts: the hang exists only because
   // each context runs its host functions one at a time, and whether two contexts share one thread is
   // the driver's choice (profile topology.callback_thread), which must not change the class. The
   // sanitizer core names the predicted cycle the same way (checkers/core/deadlock_class.cpp).
-  if (has(NodeKind::CallbackThread)) return DeadlockClass::callback_serialization;
+  if (has(NodeKind::callback_thread)) return DeadlockClass::callback_serialization;
   if (through_driver && threads.size() == 1) {
     const ThreadFacts* thread = facts.find(*threads.begin());
     if (thread != nullptr && thread->host_function) return DeadlockClass::callback_self_wait;

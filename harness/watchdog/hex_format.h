@@ -1,16 +1,11 @@
-// Handles and addresses are shown the same way everywhere in reports: lower-case hex with "0x".
+// Handles and addresses are shown the same way everywhere in reports, the sanitizer's and the
+// watchdog's: lower-case hex with "0x" (checkers/core/handles.h is the one home of the format).
 #pragma once
 
-#include <cstdint>
-#include <cstdio>
-#include <string>
+#include "checkers/core/handles.h"
 
 namespace gilsan::watchdog {
 
-inline std::string hex(std::uint64_t value) {
-  char text[24];
-  std::snprintf(text, sizeof(text), "0x%llx", static_cast<unsigned long long>(value));
-  return text;
-}
+using checkers::hex;
 
 }  // namespace gilsan::watchdog

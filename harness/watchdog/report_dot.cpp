@@ -22,14 +22,14 @@ std::string quoted(const std::string& text) {
 
 const char* shape(NodeKind kind) {
   switch (kind) {
-    case NodeKind::Thread: return "box";
-    case NodeKind::Gil: return "doubleoctagon";
-    case NodeKind::Stream:
-    case NodeKind::Event:
-    case NodeKind::Context: return "ellipse";
-    case NodeKind::CallbackThread: return "hexagon";
-    case NodeKind::DriverHostFunctionLock: return "octagon";
-    case NodeKind::Lock: return "diamond";
+    case NodeKind::thread: return "box";
+    case NodeKind::gil: return "doubleoctagon";
+    case NodeKind::stream_completion:
+    case NodeKind::event:
+    case NodeKind::context_completion: return "ellipse";
+    case NodeKind::callback_thread: return "hexagon";
+    case NodeKind::host_function_lock: return "octagon";
+    case NodeKind::user_lock: return "diamond";
   }
   return "box";
 }

@@ -144,7 +144,7 @@ std::string render_json(const HangReport& report) {
   json nodes = json::array();
   for (const WaitNode& node : classification.graph.nodes()) {
     json entry{{"id", node.id}, {"kind", to_string(node.kind)}, {"label", node.label}};
-    if (node.kind == NodeKind::Thread) entry["tid"] = node.tid;
+    if (node.kind == NodeKind::thread) entry["tid"] = node.tid;
     nodes.push_back(entry);
   }
   json edges = json::array();

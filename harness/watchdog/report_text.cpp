@@ -188,7 +188,7 @@ std::string render_text(const HangReport& report, TextDetail detail) {
   if (report.snapshot.crash) order.push_back(report.snapshot.crash->tid);
   for (const WaitEdge& edge : classification.cycle) {
     const WaitNode* node = classification.graph.node(edge.from);
-    if (node != nullptr && node->kind == NodeKind::Thread) order.push_back(node->tid);
+    if (node != nullptr && node->kind == NodeKind::thread) order.push_back(node->tid);
   }
   for (const ThreadSnapshot& thread : report.snapshot.threads) order.push_back(thread.tid);
   // The short form: the threads of the cycle (or the crashing one); all of them when there is neither.

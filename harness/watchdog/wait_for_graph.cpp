@@ -67,14 +67,13 @@ std::vector<std::vector<WaitEdge>> WaitForGraph::find_cycles(bool include_inferr
 
 const char* to_string(NodeKind kind) {
   switch (kind) {
-    case NodeKind::Thread: return "thread";
-    case NodeKind::Gil: return "gil";
-    case NodeKind::Stream: return "stream";
-    case NodeKind::Event: return "event";
-    case NodeKind::Context: return "context";
-    case NodeKind::CallbackThread: return "callback-thread";
-    case NodeKind::DriverHostFunctionLock: return "driver-lock";
-    case NodeKind::Lock: return "lock";
+    case NodeKind::thread: return "thread";
+    case NodeKind::event: return "event";
+#define GILSAN_PSEUDO_LOCK_KIND(enumerator, core_name, graph_name, description) \
+  case NodeKind::enumerator:                                                  \
+    return graph_name;
+#include "checkers/core/pseudo_lock_kinds.inc"
+#undef GILSAN_PSEUDO_LOCK_KIND
   }
   return "invalid";
 }

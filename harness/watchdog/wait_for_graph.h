@@ -11,15 +11,15 @@
 
 namespace gilsan::watchdog {
 
+// A thread, an event (the completion of the work recorded before it: the board shows the events a
+// thread waits for; the sanitizer core folds an event into its stream's completion at the record), and
+// the pseudo-locks of the core's one table (checkers/core/pseudo_lock_kinds.inc), under the same names.
 enum class NodeKind {
-  Thread,
-  Gil,
-  Stream,                  // the completion of a stream's work
-  Event,
-  Context,                 // the completion of all work of a context
-  CallbackThread,          // the one thread that runs a context's host functions
-  DriverHostFunctionLock,  // what the driver holds while a host function of a context runs
-  Lock,                    // a user lock (Python or native)
+  thread,
+  event,
+#define GILSAN_PSEUDO_LOCK_KIND(enumerator, core_name, graph_name, description) enumerator,
+#include "checkers/core/pseudo_lock_kinds.inc"
+#undef GILSAN_PSEUDO_LOCK_KIND
 };
 
 enum class EdgeRelation { WaitsFor, HeldBy };
@@ -27,7 +27,7 @@ enum class EdgeRelation { WaitsFor, HeldBy };
 struct WaitNode {
   std::string id;  // "thread:12345", "gil", "stream:0x10", "event:0x20", "context:0x30",
                    // "callback-thread:0x30", "driver-lock:0x30", "lock:0x40", "lock:unknown@12345"
-  NodeKind kind = NodeKind::Thread;
+  NodeKind kind = NodeKind::thread;
   std::string label;  // "thread 12345 (main)", "stream 0x10"...
   int tid = 0;        // Thread nodes
   std::uint64_t handle = 0;
@@ -64,7 +64,7 @@ class WaitForGraph {
   std::vector<WaitEdge> edges_;
 };
 
-const char* to_string(NodeKind kind);
+const char* to_string(NodeKind kind);  // "thread", "event", or the table's graph_name: "stream", ...
 const char* to_string(EdgeRelation relation);
 
 }  // namespace gilsan::watchdog

@@ -3,6 +3,7 @@
 #include <deque>
 #include <set>
 
+#include "checkers/core/pseudo_lock.h"
 #include "checkers/core/synchronizing_calls.h"
 #include "harness/watchdog/hex_format.h"
 
@@ -30,7 +31,7 @@ class Builder {
  private:
   // --- nodes ---
   std::string thread_node(const ThreadFacts& thread) {
-    WaitNode node{"thread:" + std::to_string(thread.tid), NodeKind::Thread, thread.label(), thread.tid, 0};
+    WaitNode node{"thread:" + std::to_string(thread.tid), NodeKind::thread, thread.label(), thread.tid, 0};
     return graph_.add_node(std::move(node)).id;
   }
   std::string resource_node(NodeKind kind, std::string id, std::string label, std::uint64_t handle = 0) {
@@ -39,28 +40,31 @@ class Builder {
     if (is_new) unresolved_.push_back(id);
     return id;
   }
-  std::string gil_node() { return resource_node(NodeKind::Gil, "gil", "the GIL"); }
+  // A node of the core's table: its id is the kind's graph_name, then what tells it apart.
+  static std::string id_of(NodeKind kind, const std::string& rest) { return to_string(kind) + (":" + rest); }
+  std::string gil_node() { return resource_node(NodeKind::gil, to_string(NodeKind::gil), checkers::PseudoLock::gil().label()); }
   std::string stream_node(std::uint64_t stream, std::uint64_t context) {
     // The legacy (0, 1) and per-thread (2) default streams exist once per context.
     bool per_context = stream <= 2;
-    std::string id = "stream:" + hex(stream) + (per_context ? "@" + hex(context) : "");
+    std::string id = id_of(NodeKind::stream_completion, hex(stream) + (per_context ? "@" + hex(context) : ""));
     std::string label = "stream " + hex(stream) + (per_context ? " of context " + hex(context) : "");
     stream_contexts_[id] = context;
-    return resource_node(NodeKind::Stream, id, label, stream);
+    return resource_node(NodeKind::stream_completion, id, label, stream);
   }
   std::string event_node(std::uint64_t event) {
-    return resource_node(NodeKind::Event, "event:" + hex(event), "event " + hex(event), event);
+    return resource_node(NodeKind::event, id_of(NodeKind::event, hex(event)), "event " + hex(event), event);
   }
   std::string context_node(std::uint64_t context) {
-    return resource_node(NodeKind::Context, "context:" + hex(context), "context " + hex(context), context);
+    return resource_node(NodeKind::context_completion, id_of(NodeKind::context_completion, hex(context)),
+                         "context " + hex(context), context);
   }
   std::string callback_thread_node(std::uint64_t context) {
-    return resource_node(NodeKind::CallbackThread, "callback-thread:" + hex(context),
-                         "the callback thread of context " + hex(context), context);
+    return resource_node(NodeKind::callback_thread, id_of(NodeKind::callback_thread, hex(context)),
+                         checkers::PseudoLock::callback_thread(context).label(), context);
   }
   std::string driver_lock_node(std::uint64_t context) {
-    return resource_node(NodeKind::DriverHostFunctionLock, "driver-lock:" + hex(context),
-                         "the driver's host-function lock of context " + hex(context), context);
+    return resource_node(NodeKind::host_function_lock, id_of(NodeKind::host_function_lock, hex(context)),
+                         checkers::PseudoLock::host_function_lock(context).label(), context);
   }
 
   void edge(std::string from, std::string to, EdgeRelation relation, std::string text, bool inferred,
@@ -83,7 +87,7 @@ class Builder {
     if (thread.waiting_lock) {
       const board::LockRecord& lock = *thread.waiting_lock;
       std::string name = lock.name.empty() ? hex(lock.id) : lock.name + " (" + hex(lock.id) + ")";
-      std::string id = resource_node(NodeKind::Lock, "lock:" + hex(lock.id), "lock " + name, lock.id);
+      std::string id = resource_node(NodeKind::user_lock, id_of(NodeKind::user_lock, hex(lock.id)), "lock " + name, lock.id);
       edge(self, id, EdgeRelation::WaitsFor, thread.label() + " waits for lock " + name, false, "board");
     } else if (!thread.call && (thread.native_wait.kind == NativeWait::Kind::PythonLock ||
                                 thread.native_wait.kind == NativeWait::Kind::NativeLock)) {
@@ -94,7 +98,7 @@ class Builder {
         const PythonFrame& frame = snapshot_thread->python_stack->front();
         what += " (acquired at " + frame.file + ":" + std::to_string(frame.line) + " in " + frame.function + ")";
       }
-      std::string id = resource_node(NodeKind::Lock, "lock:unknown@" + std::to_string(thread.tid), what);
+      std::string id = resource_node(NodeKind::user_lock, id_of(NodeKind::user_lock, "unknown@" + std::to_string(thread.tid)), what);
       edge(self, id, EdgeRelation::WaitsFor, thread.label() + " waits for " + what, true,
            "native frame " + thread.native_wait.frame);
     }
@@ -189,14 +193,14 @@ class Builder {
   // --- what provides or holds each resource ---
   void add_providers(const WaitNode& node) {
     switch (node.kind) {
-      case NodeKind::Stream: return stream_providers(node);
-      case NodeKind::Event: return event_providers(node);
-      case NodeKind::Context: return context_providers(node);
-      case NodeKind::CallbackThread: return callback_thread_holder(node);
-      case NodeKind::DriverHostFunctionLock: return driver_lock_holders(node);
-      case NodeKind::Lock: return lock_holders(node);
-      case NodeKind::Gil:
-      case NodeKind::Thread: return;  // GIL holders are added with the threads
+      case NodeKind::stream_completion: return stream_providers(node);
+      case NodeKind::event: return event_providers(node);
+      case NodeKind::context_completion: return context_providers(node);
+      case NodeKind::callback_thread: return callback_thread_holder(node);
+      case NodeKind::host_function_lock: return driver_lock_holders(node);
+      case NodeKind::user_lock: return lock_holders(node);
+      case NodeKind::gil:
+      case NodeKind::thread: return;  // GIL holders are added with the threads
     }
   }
 

@@ -41,9 +41,9 @@ CompletionWait watchdog_waits_of(const std::string& entry_point, std::uint64_t s
     for (const watchdog::WaitEdge* edge : graph.edges_from(id)) {
       const watchdog::WaitNode* to = graph.node(edge->to);
       switch (to->kind) {
-        case watchdog::NodeKind::Stream: wait.streams.push_back(to->handle); break;
-        case watchdog::NodeKind::Context: wait.whole_context = true; break;
-        case watchdog::NodeKind::Event: frontier.push_back(to->id); break;
+        case watchdog::NodeKind::stream_completion: wait.streams.push_back(to->handle); break;
+        case watchdog::NodeKind::context_completion: wait.whole_context = true; break;
+        case watchdog::NodeKind::event: frontier.push_back(to->id); break;
         default: ADD_FAILURE() << entry_point << " waits for " << to->id;
       }
     }

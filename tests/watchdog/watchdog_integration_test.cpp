@@ -63,7 +63,7 @@ std::vector<int> cycle_threads(const HangReport& report) {
   std::vector<int> tids;
   for (const WaitEdge& edge : report.classification.cycle) {
     const WaitNode* node = report.classification.graph.node(edge.from);
-    if (node->kind == NodeKind::Thread) tids.push_back(node->tid);
+    if (node->kind == NodeKind::thread) tids.push_back(node->tid);
   }
   std::sort(tids.begin(), tids.end());
   return tids;
