@@ -221,6 +221,7 @@ void Sanitizer::context_failed(Handle context) {
 }
 void Sanitizer::interpreter_finalization_began() {
   handle([&](SanitizerModel& model, auto&) { model.interpreter_finalization_began(); });
+  if (announcer_) announcer_->interpreter_finalization_began();
 }
 void Sanitizer::interpreter_finished() {
   handle([&](SanitizerModel& model, auto& out) { model.interpreter_finished(out); });

@@ -25,16 +25,13 @@
 namespace gilsan::checkers {
 
 BeginNodes SanitizerModel::begin_nodes(const HostFunction& host_function) {
+  const BeginEffects effects = begin_effects(host_function, finalizing_);
   BeginNodes nodes;
-  const Handle context = host_function.context;
-  if (host_function.stream) {
-    nodes.stream = graph_.node_for(PseudoLock::stream_completion(context, *host_function.stream));
-  }
-  if (context != 0) {
-    nodes.context = graph_.node_for(PseudoLock::context_completion(context));
-    nodes.callback_thread = graph_.node_for(PseudoLock::callback_thread(context));
-    nodes.lock = graph_.node_for(PseudoLock::host_function_lock(context));
-  }
+  if (effects.stream_completion) nodes.stream = graph_.node_for(*effects.stream_completion);
+  if (effects.context_completion) nodes.context = graph_.node_for(*effects.context_completion);
+  if (effects.callback_thread) nodes.callback_thread = graph_.node_for(*effects.callback_thread);
+  if (effects.host_function_lock) nodes.lock = graph_.node_for(*effects.host_function_lock);
+  nodes.takes_gil = effects.takes_gil;
   return nodes;
 }
 
@@ -63,7 +60,7 @@ void SanitizerModel::begin_twin(ThreadId id, ThreadState& state, const HostFunct
   const HeldLock* gil = state.find(gil_);
   twin.gil_depth_before = gil != nullptr ? gil->depth : 0;  // its end leaves the GIL as it found it
   state.host_functions.push_back(std::move(twin));
-  if (host_function.kind == HostFunctionKind::python && !finalizing_) take_gil(id, state, stack, out);
+  if (takes_gil_at_begin(host_function, finalizing_)) take_gil(id, state, stack, out);
 }
 
 bool SanitizerModel::runs_nothing(const ThreadState& state) {
@@ -119,15 +116,14 @@ void SanitizerModel::apply_begin(ThreadId id, ThreadState& state, const HostFunc
     wait_for(id, state, holds, *nodes.callback_thread, WaitKind::callback_thread, std::nullopt, stack, out);
     state.hold(*nodes.callback_thread);
     holds.push_back(*nodes.callback_thread);
+  }
+  if (nodes.lock) {
     // The driver holds this while the host function runs; taking it does not wait.
     state.hold(*nodes.lock);
     holds.push_back(*nodes.lock);
   }
   state.host_functions.back().holds = std::move(holds);
-  // A Python host function's trampoline takes the GIL first thing, whether or not the source can
-  // show it (CuPy's `with gil`). After finalization began it must not (host-function-after-
-  // finalization says so), and the reference module does not.
-  if (host_function.kind == HostFunctionKind::python && !finalizing_) take_gil(id, state, stack, out);
+  if (nodes.takes_gil) take_gil(id, state, stack, out);
   if (outer) {
     state.last_outer_nodes = nodes;
     state.last_outer_kind = host_function.kind;

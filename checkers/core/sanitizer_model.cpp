@@ -86,44 +86,37 @@ void SanitizerModel::driver_call_enter(const DriverCallEnter& event, Out& out) {
                       .event = event.event};
   state.calls.push_back({call, event.stack});
 
-  if (!state.host_functions.empty() && behaviour_.refused_in_host_function &&
-      behaviour_.refused_in_host_function(event.entry_point)) {
-    return;  // the driver answers NOT_PERMITTED at once: nothing is waited for
-  }
-  const bool blocked_while_host_function_runs =
-      behaviour_.blocks_while_host_function_runs &&
-      behaviour_.blocks_while_host_function_runs(event.entry_point);
+  const DriverCallEffects effects = driver_call_effects(event, caller_state(state), behaviour_);
+  if (effects.refused) return;  // the driver answers NOT_PERMITTED at once: nothing is waited for
 
-  // The call's own GIL state wins over what the GIL events said: a binding may release the GIL
-  // around the call (Py_BEGIN_ALLOW_THREADS), or hold it where no trampoline of ours saw it taken.
   std::vector<NodeId>& holders = call_holders_;
   holders = held_nodes(state);
-  const bool holds_gil = event.holds_gil.value_or(state.find(gil_) != nullptr);
-  if (!holds_gil) std::erase(holders, gil_);
-  if (holds_gil && !contains(holders, gil_)) holders.push_back(gil_);
+  if (!effects.holds_gil) std::erase(holders, gil_);
+  if (effects.holds_gil && !contains(holders, gil_)) holders.push_back(gil_);
 
   std::vector<NodeId> waited_streams;
-  for (Handle stream : event.waits.streams) {
-    const NodeId node = graph_.node_for(PseudoLock::stream_completion(event.context, stream));
-    waited_streams.push_back(node);
+  for (const PseudoLock& completion : effects.completions) {
+    const NodeId node = graph_.node_for(completion);
+    if (completion.kind == PseudoLockKind::stream_completion) waited_streams.push_back(node);
     wait_for(event.thread, state, holders, node, WaitKind::driver_wait, call, event.stack, out);
   }
-  if (event.waits.whole_context && event.context != 0) {
-    const NodeId node = graph_.node_for(PseudoLock::context_completion(event.context));
-    wait_for(event.thread, state, holders, node, WaitKind::driver_wait, call, event.stack, out);
+  if (effects.blocked_by) {
+    wait_for(event.thread, state, holders, graph_.node_for(*effects.blocked_by), WaitKind::driver_blocked, call,
+             event.stack, out);
   }
-  if (blocked_while_host_function_runs && event.context != 0) {
-    const NodeId lock = graph_.node_for(PseudoLock::host_function_lock(event.context));
-    // The callback thread itself is not blocked by the lock its own host function holds.
-    if (!state.find(lock)) {
-      wait_for(event.thread, state, holders, lock, WaitKind::driver_blocked, call, event.stack,
-               out);
-    }
+  if (effects.holds_gil && (!event.waits.empty() || effects.blocked_while_host_function_runs)) {
+    report_gil_held_blocking_call(event, state, waited_streams, effects.blocked_while_host_function_runs, out);
   }
-  if (holds_gil && (!event.waits.empty() || blocked_while_host_function_runs)) {
-    report_gil_held_blocking_call(event, state, waited_streams, blocked_while_host_function_runs,
-                                  out);
+}
+
+CallerState SanitizerModel::caller_state(const ThreadState& state) {
+  caller_contexts_.clear();
+  for (const ActiveHostFunction& active : state.host_functions) {
+    if (active.host_function.context != 0) caller_contexts_.push_back(active.host_function.context);
   }
+  return CallerState{.runs_host_function = !state.host_functions.empty(),
+                     .host_function_contexts = caller_contexts_,
+                     .holds_gil = state.find(gil_) != nullptr};
 }
 
 void SanitizerModel::driver_call_exit(const DriverCallExit& event, Out& out) {
@@ -213,16 +206,16 @@ bool SanitizerModel::gil_round_trip_changes_nothing(ThreadId id) {
 
 void SanitizerModel::lock_acquire(const LockAcquire& event, Out& out) {
   ThreadState& state = acting(event.thread, out);
-  const NodeId lock = graph_.node_for(PseudoLock::user_lock(event.lock, event.name));
+  const LockAcquireEffects effects = lock_acquire_effects(event);
+  const NodeId lock = graph_.node_for(effects.lock);
   if (HeldLock* held = state.find(lock)) {
     ++held->depth;  // an RLock, or a lock this thread already holds
     return;
   }
-  if (event.can_block) {
+  if (effects.waits) {
     std::vector<NodeId> holders = held_nodes(state);
-    if (event.releases_gil_while_waiting) std::erase(holders, gil_);
-    wait_for(event.thread, state, holders, lock, WaitKind::user_lock, std::nullopt, event.stack,
-             out);
+    if (!effects.waits_holding_gil) std::erase(holders, gil_);
+    wait_for(event.thread, state, holders, lock, WaitKind::user_lock, std::nullopt, event.stack, out);
   }
   state.held.push_back({lock, 1});
 }
@@ -264,12 +257,13 @@ void SanitizerModel::stream_destroyed(Handle context, Handle stream) {
 }
 
 void SanitizerModel::context_destroyed(Handle context) {
-  for (Handle per_context_stream : {Handle{0}, Handle{1}, Handle{2}}) {
-    stream_destroyed(context, per_context_stream);
+  for (const PseudoLock& ended : ended_with_context(context)) {
+    if (ended.kind == PseudoLockKind::stream_completion) {
+      stream_destroyed(context, ended.stream);
+    } else {
+      graph_.retire(ended);
+    }
   }
-  graph_.retire(PseudoLock::callback_thread(context));
-  graph_.retire(PseudoLock::context_completion(context));
-  graph_.retire(PseudoLock::host_function_lock(context));
 }
 
 void SanitizerModel::interpreter_finalization_began() { finalizing_ = true; }

@@ -12,6 +12,7 @@
 #include <unordered_set>
 #include <vector>
 
+#include "checkers/core/effects.h"
 #include "checkers/core/events.h"
 #include "checkers/core/host_function_lifetime.h"
 #include "checkers/core/host_function_runs.h"
@@ -104,6 +105,9 @@ class SanitizerModel {
   // For an event that reports nothing (a release): a held-back begin can find no cycle.
   void settle_quietly(ThreadId id, ThreadState& state);
   ThreadInfo snapshot(ThreadId id, const ThreadState& state) const;
+  // What `state` is in the middle of, for the effects of its driver calls (effects.h); its contexts
+  // are in a buffer of the model's that the next call writes over.
+  CallerState caller_state(const ThreadState& state);
   // The stack to keep: the event's own, else one captured now for `id` (empty without a capture).
   Stack kept_stack(ThreadId id, const Stack& given) const;
   // The same for an enqueue's stack, shared (SanitizerConfig::capture_enqueue_stack); never null.
@@ -146,6 +150,7 @@ class SanitizerModel {
   std::vector<EdgeEvidence> evidence_;  // by EdgeId
   std::vector<NodeId> held_nodes_;      // held_nodes()'s buffer
   std::vector<NodeId> call_holders_;    // driver_call_enter's: who the call's waits are drawn from
+  std::vector<Handle> caller_contexts_;  // caller_state()'s buffer
   std::unordered_map<ThreadId, ThreadState> threads_;
   ThreadState* last_thread_ = nullptr;  // see thread()
   ThreadId last_thread_id_ = 0;

@@ -34,6 +34,7 @@ struct BeginNodes {
   std::optional<NodeId> context;
   std::optional<NodeId> callback_thread;
   std::optional<NodeId> lock;
+  bool takes_gil = false;  // BeginEffects::takes_gil
   bool operator==(const BeginNodes&) const = default;
 };
 

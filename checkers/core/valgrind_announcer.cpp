@@ -7,10 +7,12 @@
 #include <valgrind/helgrind.h>
 #include <valgrind/valgrind.h>
 
+#include <atomic>
 #include <mutex>
 #include <unordered_map>
 #include <vector>
 
+#include "checkers/core/effects.h"
 #include "checkers/core/per_thread.h"
 #include "checkers/core/pseudo_lock.h"
 #endif
@@ -34,6 +36,7 @@ struct AnnouncedThread {
   struct Frame {
     std::vector<Held> holds;
     int gil_depth_before = 0;
+    Handle context = 0;  // the host function's: this thread holds its host-function lock
   };
   std::vector<Frame> host_functions;
   int gil_depth = 0;
@@ -49,23 +52,23 @@ class HelgrindAnnouncer final : public ValgrindAnnouncer {
   void driver_call_enter(const DriverCallEnter& event) override {
     if (event.thread != caller()) return;
     AnnouncedThread& self = announced();
-    const bool in_host_function = !self.host_functions.empty();
-    if (in_host_function && behaviour_.refused_in_host_function &&
-        behaviour_.refused_in_host_function(event.entry_point)) {
-      return;  // refused at once: it waits for nothing
+    std::vector<Handle> contexts;
+    for (const AnnouncedThread::Frame& frame : self.host_functions) {
+      if (frame.context != 0) contexts.push_back(frame.context);
     }
+    const DriverCallEffects effects = driver_call_effects(
+        event,
+        CallerState{.runs_host_function = !self.host_functions.empty(),
+                    .host_function_contexts = contexts,
+                    .holds_gil = self.gil_depth > 0},
+        behaviour_);
+    if (effects.refused || !effects.waits()) return;
     std::vector<char*> waited;
-    for (Handle stream : event.waits.streams) {
-      waited.push_back(address(PseudoLock::stream_completion(event.context, stream)));
-    }
-    if (event.waits.whole_context) waited.push_back(address(PseudoLock::context_completion(event.context)));
-    if (!in_host_function && event.context != 0 && behaviour_.blocks_while_host_function_runs &&
-        behaviour_.blocks_while_host_function_runs(event.entry_point)) {
-      waited.push_back(address(PseudoLock::host_function_lock(event.context)));
-    }
-    if (waited.empty()) return;
-    // A binding that holds the GIL where no trampoline of ours saw it taken (ctypes.PyDLL).
-    const bool borrowed_gil = event.holds_gil.value_or(false) && self.gil_depth == 0;
+    for (const PseudoLock& completion : effects.completions) waited.push_back(address(completion));
+    if (effects.blocked_by) waited.push_back(address(*effects.blocked_by));
+    // A binding that holds the GIL where no trampoline of ours saw it taken (ctypes.PyDLL). One that
+    // lets it go around the call while a trampoline holds it cannot be told to Helgrind: it keeps it.
+    const bool borrowed_gil = effects.holds_gil && self.gil_depth == 0;
     char* gil_address = address(PseudoLock::gil());
     if (borrowed_gil) ANNOTATE_RWLOCK_ACQUIRED(gil_address, 0);
     for (char* lock : waited) {
@@ -79,26 +82,22 @@ class HelgrindAnnouncer final : public ValgrindAnnouncer {
   void host_function_begin(const HostFunctionBegin& event) override {
     if (event.thread != caller()) return;
     AnnouncedThread& self = announced();
-    const HostFunction& host_function = event.host_function;
+    const BeginEffects effects = begin_effects(event.host_function, finalizing_);
     AnnouncedThread::Frame frame;
     frame.gil_depth_before = self.gil_depth;
-    std::vector<char*> locks;
-    if (host_function.stream) {
-      locks.push_back(address(PseudoLock::stream_completion(host_function.context, *host_function.stream)));
-    }
-    if (host_function.context != 0) {
-      locks.push_back(address(PseudoLock::context_completion(host_function.context)));
-      locks.push_back(address(PseudoLock::callback_thread(host_function.context)));
-      locks.push_back(address(PseudoLock::host_function_lock(host_function.context)));
-    }
-    for (char* lock : locks) {
+    frame.context = event.host_function.context;
+    // Helgrind sees the callback-thread wait as the acquisition itself.
+    for (const std::optional<PseudoLock>& held : {effects.stream_completion, effects.context_completion,
+                                                  effects.callback_thread, effects.host_function_lock}) {
+      if (!held) continue;
+      char* lock = address(*held);
       if (holds(self, lock)) continue;  // a nested host function record of the same run
       ANNOTATE_RWLOCK_ACQUIRED(lock, 0);
       frame.holds.push_back({lock, false, 1});
       self.held.push_back({lock, false, 1});
     }
     self.host_functions.push_back(std::move(frame));
-    if (host_function.kind == HostFunctionKind::python) take_gil(self);
+    if (effects.takes_gil) take_gil(self);
   }
 
   void host_function_end(ThreadId thread) override {
@@ -123,11 +122,14 @@ class HelgrindAnnouncer final : public ValgrindAnnouncer {
   }
 
   void lock_acquire(const LockAcquire& event) override {
-    // A Python lock releases the GIL while it waits: announcing it under the GIL would invent an
-    // order. Only locks that can block with what the thread holds are announced.
-    if (event.thread != caller() || !event.can_block || event.releases_gil_while_waiting) return;
+    if (event.thread != caller()) return;
+    // Helgrind orders a lock after everything its taker holds, the GIL included; a lock that waits
+    // without it (a Python lock) would get an order the model does not have, and one that cannot wait
+    // gets none: only the others are announced.
+    const LockAcquireEffects effects = lock_acquire_effects(event);
+    if (!effects.waits || !effects.waits_holding_gil) return;
     AnnouncedThread& self = announced();
-    char* lock = address(PseudoLock::user_lock(event.lock, event.name));
+    char* lock = address(effects.lock);
     for (Held& held : self.held) {
       if (held.address == lock) {
         ++held.depth;
@@ -157,10 +159,9 @@ class HelgrindAnnouncer final : public ValgrindAnnouncer {
     retire(PseudoLock::stream_completion(context, stream));
   }
   void context_destroyed(Handle context) override {
-    retire(PseudoLock::context_completion(context));
-    retire(PseudoLock::callback_thread(context));
-    retire(PseudoLock::host_function_lock(context));
+    for (const PseudoLock& ended : ended_with_context(context)) retire(ended);
   }
+  void interpreter_finalization_began() override { finalizing_ = true; }
 
  private:
   // The byte that stands for `lock`, created (and announced) on first use.
@@ -206,6 +207,7 @@ class HelgrindAnnouncer final : public ValgrindAnnouncer {
   }
 
   DriverBehaviour behaviour_;
+  std::atomic<bool> finalizing_ = false;
   std::mutex mutex_;
   std::unordered_map<PseudoLock, std::unique_ptr<char>, PseudoLockHash> addresses_;
   std::vector<std::unique_ptr<char>> retired_;

@@ -12,6 +12,7 @@
 // host function takes it. In write mode Helgrind then calls that a bug in libpthread and drops the
 // acquisition, order and all, and the inversion of the GIL with a stream is never reported.
 // A wait (a synchronize, a call the driver blocks) is announced as an acquisition released at once.
+// What each event holds and waits for is effects.h's answer, the one the lock-order model draws from.
 //
 // Announcements are made on the calling thread, since Helgrind attributes them to it: events whose
 // thread is not the caller (a test feeding another thread's events) are not announced. Built only
@@ -47,6 +48,7 @@ class ValgrindAnnouncer {
   virtual void lock_destroyed(std::uint64_t lock) = 0;
   virtual void stream_destroyed(Handle context, Handle stream) = 0;
   virtual void context_destroyed(Handle context) = 0;
+  virtual void interpreter_finalization_began() = 0;
 };
 
 }  // namespace gilsan::checkers
