@@ -59,11 +59,6 @@ void halt_process(int exit_code) {
   std::abort();  // not reached
 }
 
-SetObserver driver_observer_setter(void* driver) {
-  if (driver == nullptr) return nullptr;
-  return reinterpret_cast<SetObserver>(::dlsym(driver, "gilsanSimSetObserver"));
-}
-
 ErrorNames driver_error_names(void* driver) {
   return driver_error_names(driver != nullptr ? reinterpret_cast<GetErrorName>(::dlsym(driver, "cuGetErrorName"))
                                               : nullptr);

@@ -44,9 +44,6 @@ void start_front_end(ProcessFrontEnd& front, FrontEndSettings settings);
 // for those locks.
 [[noreturn]] void halt_process(int exit_code);
 
-// gilsanSimSetObserver of a driver library (dlopen handle), or null when it is not one of gilsan's.
-using SetObserver = CUresult (*)(const GilsanSimObserver*);
-SetObserver driver_observer_setter(void* driver);
 // The driver's CUresult names (its cuGetErrorName, asked now for every code); empty without one.
 ErrorNames driver_error_names(void* driver);
 using GetErrorName = CUresult (*)(CUresult, const char**);

@@ -63,9 +63,7 @@ std::string start_observed_front_end(InjectRuntime& runtime, SetObserver set_obs
   set_python_lock_sanitizer(runtime.sanitizer.get());
   runtime.observer = GilsanSimObserver{GILSAN_SIM_OBSERVER_ABI, &runtime, api_enter,         api_exit,
                                        host_function_begin,     host_function_end, host_function_enqueued};
-  if (set_observer(&runtime.observer) != CUDA_SUCCESS)
-    return "the driver refused the observer (observer ABI " + std::to_string(GILSAN_SIM_OBSERVER_ABI) + ")";
-  return "";
+  return install_observer(set_observer, &runtime.observer, "libcuda.so.1");
 }
 
 }  // namespace gilsan::checkers::inject

@@ -191,18 +191,24 @@ void SimSource::host_function_end(const GilsanSimHostFunction&) {
   sanitizer_.host_function_end(current_thread_id());
 }
 
+SetObserver driver_observer_setter(void* driver) {
+  if (driver == nullptr) return nullptr;
+  return reinterpret_cast<SetObserver>(::dlsym(driver, "gilsanSimSetObserver"));
+}
+
+std::string install_observer(SetObserver set_observer, const GilsanSimObserver* observer, const std::string& driver_name) {
+  if (set_observer == nullptr) return driver_name + ": has no gilsanSimSetObserver (not one of gilsan's drivers)";
+  if (set_observer(observer) != CUDA_SUCCESS) {
+    return driver_name + ": gilsanSimSetObserver refused the observer (ABI version " +
+           std::to_string(GILSAN_SIM_OBSERVER_ABI) + ")";
+  }
+  return "";
+}
+
 std::string install_sim_observer(const std::string& library_path, const GilsanSimObserver* observer) {
   void* library = ::dlopen(library_path.c_str(), RTLD_NOW | RTLD_NOLOAD);
   if (library == nullptr) return library_path + ": the simulated driver is not loaded in this process";
-  using SetObserver = CUresult (*)(const GilsanSimObserver*);
-  auto set_observer = reinterpret_cast<SetObserver>(::dlsym(library, "gilsanSimSetObserver"));
-  std::string error;
-  if (set_observer == nullptr) {
-    error = library_path + ": has no gilsanSimSetObserver (not the simulated driver)";
-  } else if (set_observer(observer) != CUDA_SUCCESS) {
-    error = library_path + ": gilsanSimSetObserver refused the observer (ABI version " +
-            std::to_string(GILSAN_SIM_OBSERVER_ABI) + ")";
-  }
+  std::string error = install_observer(driver_observer_setter(library), observer, library_path);
   ::dlclose(library);  // drops only the reference RTLD_NOLOAD added
   return error;
 }

@@ -67,8 +67,14 @@ class SimSource {
   std::unordered_map<const char*, bool> matters_by_name_;  // by the driver's entry-point string
 };
 
-// Installs `observer` in the simulated driver already loaded from `library_path` (dlopen with
-// RTLD_NOLOAD, then its gilsanSimSetObserver). Returns "" on success, else one line saying why.
+// gilsanSimSetObserver of a driver library (dlopen handle): gilsan's simulated driver and its forwarding
+// driver have one; null for any other driver (the real one, bare) or a null handle.
+using SetObserver = CUresult (*)(const GilsanSimObserver*);
+SetObserver driver_observer_setter(void* driver);
+// Installs `observer` (null: removes it) through `set_observer` of the driver `driver_name`. Returns ""
+// on success, else one line saying why, the driver named. Every front end installs through this.
+std::string install_observer(SetObserver set_observer, const GilsanSimObserver* observer, const std::string& driver_name);
+// The same in the driver already loaded from `library_path` (dlopen with RTLD_NOLOAD).
 std::string install_sim_observer(const std::string& library_path, const GilsanSimObserver* observer);
 
 }  // namespace gilsan::checkers

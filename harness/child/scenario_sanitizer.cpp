@@ -111,9 +111,8 @@ void attach_driver_source() {
     return;
   }
   make_source(driver);
-  if (set_observer(&g_child->observer) != CUDA_SUCCESS) {
-    std::fprintf(stderr, "gilsan: sanitizer: libcuda.so.1 refused the observer (ABI %d); only the gilsan module's calls are checked\n",
-                 GILSAN_SIM_OBSERVER_ABI);
+  if (const std::string error = install_observer(set_observer, &g_child->observer, "libcuda.so.1"); !error.empty()) {
+    std::fprintf(stderr, "gilsan: sanitizer: %s; only the gilsan module's calls are checked\n", error.c_str());
     return;
   }
   g_child->driver_observed.store(true);
