@@ -16,6 +16,7 @@
 #pragma once
 
 #include <cstdint>
+#include <string_view>
 
 #include "harness/board/board_layout.h"
 
@@ -92,6 +93,10 @@ void set_interpreter_finalizing();
 // Tells the parent which signal makes faulthandler dump every thread's Python stack to its pipe
 // (see docs/watchdog.md for what the child must call).
 void announce_python_stack_signal(int signal_number);
+// The line a child may write to that pipe right after each dump (one write, from the same signal
+// handler): the parent then knows the dump is whole at once. Without it the parent waits for a
+// stretch of silence (30 ms) after the last output, or for its timeout when nothing comes.
+inline constexpr std::string_view kPythonStacksEnd = "# gilsan: end of the Python stacks\n";
 
 // Installs the native-stack sampler: a handler for `signal_number` (0: SIGRTMIN + 6) that writes the
 // interrupted thread's return addresses into its slot when the parent asks. Warms up backtrace()

@@ -3,9 +3,13 @@
 #include "harness/child/embedded_python.h"
 
 #include <signal.h>
+#include <unistd.h>
 
+#include <cerrno>
 #include <fstream>
 #include <sstream>
+
+#include "harness/board/board_writer.h"
 
 namespace gilsan {
 namespace {
@@ -227,18 +231,39 @@ std::optional<std::string> EmbeddedPython::gilsan_driver_description() {
 
 namespace {
 
-void do_nothing(int) {}
+// What the signal handlers below need, set before either is installed.
+volatile sig_atomic_t g_python_stacks_fd = -1;
+void (*g_faulthandler_dump)(int) = nullptr;
+
+// Tells the parent the dump is whole (board::kPythonStacksEnd): one write, async-signal-safe.
+void mark_python_stacks_end(int) {
+  const int saved_errno = errno;
+  const int fd = g_python_stacks_fd;
+  if (fd >= 0) {
+    const ssize_t written = ::write(fd, board::kPythonStacksEnd.data(), board::kPythonStacksEnd.size());
+    (void)written;  // nothing to do about a full or closed pipe in a signal handler
+  }
+  errno = saved_errno;
+}
+
+// faulthandler's own handler, then the end line, with faulthandler's flags (SA_RESTART: an interrupted
+// system call of the scenario goes on as it would without us).
+void dump_then_mark_end(int signal_number) {
+  g_faulthandler_dump(signal_number);
+  mark_python_stacks_end(signal_number);
+}
 
 }  // namespace
 
 void EmbeddedPython::dump_python_stacks_to(int fd, int signal_number) {
+  g_python_stacks_fd = fd;
   // faulthandler puts back the signal's previous action when the interpreter finalizes. A request the
   // watchdog sends after that (a hang while the runner drains host functions or exits) must then find
-  // a handler that does nothing, not the default action, which would end the process with the
-  // watchdog's own signal and hide what it was looking at. A handler, not SIG_IGN: an ignored signal
-  // would stay ignored in the processes a scenario execs.
+  // a handler that does not end the process with the watchdog's own signal (the default action would,
+  // hiding what it was looking at): this one only says "no Python stacks, and that is all". A handler,
+  // not SIG_IGN: an ignored signal would stay ignored in the processes a scenario execs.
   struct sigaction quiet {};
-  quiet.sa_handler = do_nothing;
+  quiet.sa_handler = mark_python_stacks_end;
   quiet.sa_flags = SA_RESTART;
   sigemptyset(&quiet.sa_mask);
   if (::sigaction(signal_number, &quiet, nullptr) != 0)
@@ -246,6 +271,7 @@ void EmbeddedPython::dump_python_stacks_to(int fd, int signal_number) {
   Ref faulthandler(PyImport_ImportModule("faulthandler"));
   run_python_or_throw(faulthandler != nullptr, "cannot import faulthandler");
   // register(signum, file=, all_threads=, chain=) by keyword, as docs/watchdog.md spells the call.
+  // Not chain=True to get the end line written: faulthandler then drops SA_RESTART.
   Ref register_function(PyObject_GetAttrString(faulthandler.get(), "register"));
   run_python_or_throw(register_function != nullptr, "cannot use faulthandler");
   Ref register_args(Py_BuildValue("(i)", signal_number));
@@ -253,6 +279,17 @@ void EmbeddedPython::dump_python_stacks_to(int fd, int signal_number) {
   Ref done(register_args && register_kwargs ? PyObject_Call(register_function.get(), register_args.get(), register_kwargs.get())
                                             : nullptr);
   run_python_or_throw(done != nullptr, "faulthandler.register");
+  // faulthandler's handler, wrapped so that the end line follows each dump. Left as it is when it is not
+  // a plain handler: the parent then waits for silence, as for any child that writes no end line.
+  struct sigaction registered {};
+  if (::sigaction(signal_number, nullptr, &registered) == 0 && (registered.sa_flags & SA_SIGINFO) == 0 &&
+      registered.sa_handler != SIG_DFL && registered.sa_handler != SIG_IGN &&
+      registered.sa_handler != mark_python_stacks_end) {
+    g_faulthandler_dump = registered.sa_handler;
+    struct sigaction wrapped = registered;
+    wrapped.sa_handler = dump_then_mark_end;
+    ::sigaction(signal_number, &wrapped, nullptr);
+  }
 }
 
 int EmbeddedPython::finalize() {

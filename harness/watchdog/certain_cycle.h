@@ -32,6 +32,8 @@ class CertainCycleWatch {
   bool confirmed(std::uint64_t now_ns, const Snapshot& view);
   // Progress: a cycle seen before must be seen afresh.
   void forget();
+  // Whether the last look saw a cycle of board edges (confirmed or not yet).
+  bool seeing_cycle() const { return !cycle_.empty(); }
   // How long the confirmed cycle has held at `now_ns`, and the threads in it.
   std::uint64_t held_ns(std::uint64_t now_ns) const { return cycle_.empty() ? 0 : now_ns - since_ns_; }
   const std::vector<int>& threads() const { return threads_; }

@@ -10,6 +10,8 @@
 #include <sstream>
 #include <system_error>
 
+#include "harness/board/board_writer.h"
+
 namespace gilsan::watchdog {
 namespace {
 
@@ -96,6 +98,11 @@ std::string collect_python_stacks(const PythonStackRequest& request) {
     ssize_t got = ::read(request.read_fd, buffer, sizeof(buffer));
     if (got <= 0) break;
     text.append(buffer, static_cast<std::size_t>(got));
+    // The child's end-of-dump line: whole now, no silence to wait for (what follows it is dropped).
+    if (const auto end = text.find(board::kPythonStacksEnd); end != std::string::npos) {
+      text.resize(end);
+      break;
+    }
   }
   return text;
 }

@@ -33,7 +33,8 @@ struct PythonStackRequest {
   std::chrono::milliseconds idle_gap{30};   // output then silence this long: the dump is complete
 };
 
-// Drains stale output, signals the process, and returns what faulthandler wrote (may be empty).
+// Drains stale output, signals the process, and returns what faulthandler wrote (may be empty), up to
+// the child's end-of-dump line (board::kPythonStacksEnd) when it writes one, else up to the idle gap.
 // Throws std::system_error when the signal cannot be sent.
 std::string collect_python_stacks(const PythonStackRequest& request);
 

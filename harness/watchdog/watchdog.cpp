@@ -71,7 +71,8 @@ std::optional<Detection> Watchdog::tick(std::uint64_t now_ns) {
   }
   if (now_ns < deferred_until_ns_) return std::nullopt;
   open_source_lines_when_half_quiet(now_ns);
-  auto interval = static_cast<std::uint64_t>(std::chrono::nanoseconds(options_.thread_sample_interval).count());
+  auto interval = static_cast<std::uint64_t>(std::chrono::nanoseconds(
+      certain_.seeing_cycle() ? options_.confirmation_sample_interval : options_.thread_sample_interval).count());
   if (last_thread_sample_ns_ != 0 && now_ns < last_thread_sample_ns_ + interval) return std::nullopt;
   last_thread_sample_ns_ = now_ns;
   // One look at /proc and the board per sample, for the certain-cycle watch and the hang detector both.
@@ -84,6 +85,9 @@ std::optional<Detection> Watchdog::tick(std::uint64_t now_ns) {
     detected_ = true;
     return detection;
   }
+  // A certain cycle under confirmation is reported within the confirmation, long before half a quiet
+  // period: its snapshot's file:line is wanted now.
+  if (certain_.seeing_cycle()) open_source_lines_ahead();
   std::vector<ThreadActivity> activities = activities_of(view);
   check_for_driver_spins(now_ns, activities);
   HangVerdict verdict = detector_.observe_threads(now_ns, activities);
@@ -120,7 +124,13 @@ bool Watchdog::defer_unexplained_hang(std::uint64_t now_ns) {
 void Watchdog::open_source_lines_when_half_quiet(std::uint64_t now_ns) {
   const std::uint64_t last_progress_ns = detector_.last_progress_ns();
   const auto half_quiet = static_cast<std::uint64_t>(std::chrono::nanoseconds(options_.effective_quiet()).count()) / 2;
-  if (last_progress_ns == 0 || now_ns < last_progress_ns + half_quiet || opened_ahead_for_ns_ == last_progress_ns) return;
+  if (last_progress_ns == 0 || now_ns < last_progress_ns + half_quiet) return;
+  open_source_lines_ahead();
+}
+
+void Watchdog::open_source_lines_ahead() {
+  const std::uint64_t last_progress_ns = detector_.last_progress_ns();
+  if (opened_ahead_for_ns_ == last_progress_ns) return;  // once per quiet stretch
   opened_ahead_for_ns_ = last_progress_ns;
   symbolizer_.open_source_lines_ahead();
 }

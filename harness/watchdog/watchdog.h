@@ -47,6 +47,10 @@ struct WatchdogOptions {
   // out the quiet period (certain_cycle.h); multiplied by valgrind_factor under valgrind. Needs the
   // profile's answer to "does this call block while a host function runs": without it, off.
   std::chrono::milliseconds certain_confirmation{50};
+  // While such a cycle is being confirmed, the looks come this often instead of every
+  // thread_sample_interval: the report is not late by a sample for want of a look. Below the runner's
+  // 10 ms tick, so that every tick looks (a tick that comes a little early would otherwise skip).
+  std::chrono::milliseconds confirmation_sample_interval{5};
   DriverCallBlocksPredicate blocks_while_host_function_runs;
 
   std::chrono::milliseconds effective_quiet() const { return under_valgrind ? quiet * valgrind_factor : quiet; }
@@ -103,6 +107,7 @@ class Watchdog {
   // Reads the stacks of the threads the detector names and fills their stack_checked / spinning_in.
   void check_for_driver_spins(std::uint64_t now_ns, std::vector<ThreadActivity>& activities);
   void open_source_lines_when_half_quiet(std::uint64_t now_ns);
+  void open_source_lines_ahead();
 
   pid_t pid_;
   board::BoardReader reader_;
