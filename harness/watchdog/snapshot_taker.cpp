@@ -140,6 +140,13 @@ Snapshot take_snapshot(pid_t pid, board::BoardReader& reader, Symbolizer& symbol
   return snapshot;
 }
 
+void name_native_stacks_ahead(pid_t pid, board::BoardReader& reader, Symbolizer& symbolizer,
+                              const SnapshotOptions& options) {
+  const NativeStackRound native = sample_native_stacks(pid, reader, list_threads(pid), 0, options.native_stack_timeout);
+  symbolizer.update_mappings(read_memory_maps(pid));
+  for (const auto& [tid, frames] : native.stacks) symbolizer.symbolize_stack(frames);
+}
+
 Snapshot take_board_view(pid_t pid, board::BoardReader& reader, std::uint64_t last_progress_ns) {
   Snapshot view;
   view.pid = static_cast<int>(pid);

@@ -86,8 +86,12 @@ std::optional<Detection> Watchdog::tick(std::uint64_t now_ns) {
     return detection;
   }
   // A certain cycle under confirmation is reported within the confirmation, long before half a quiet
-  // period: its snapshot's file:line is wanted now.
-  if (certain_.seeing_cycle()) open_source_lines_ahead();
+  // period: its snapshot's native frames are named now, once per quiet stretch (its threads cannot
+  // move, so the snapshot finds the same frames).
+  if (certain_.seeing_cycle() && named_ahead_for_ns_ != detector_.last_progress_ns()) {
+    named_ahead_for_ns_ = detector_.last_progress_ns();
+    name_native_stacks_ahead(pid_, reader_, symbolizer_, options_.snapshot);
+  }
   std::vector<ThreadActivity> activities = activities_of(view);
   check_for_driver_spins(now_ns, activities);
   HangVerdict verdict = detector_.observe_threads(now_ns, activities);
@@ -124,13 +128,7 @@ bool Watchdog::defer_unexplained_hang(std::uint64_t now_ns) {
 void Watchdog::open_source_lines_when_half_quiet(std::uint64_t now_ns) {
   const std::uint64_t last_progress_ns = detector_.last_progress_ns();
   const auto half_quiet = static_cast<std::uint64_t>(std::chrono::nanoseconds(options_.effective_quiet()).count()) / 2;
-  if (last_progress_ns == 0 || now_ns < last_progress_ns + half_quiet) return;
-  open_source_lines_ahead();
-}
-
-void Watchdog::open_source_lines_ahead() {
-  const std::uint64_t last_progress_ns = detector_.last_progress_ns();
-  if (opened_ahead_for_ns_ == last_progress_ns) return;  // once per quiet stretch
+  if (last_progress_ns == 0 || now_ns < last_progress_ns + half_quiet || opened_ahead_for_ns_ == last_progress_ns) return;
   opened_ahead_for_ns_ = last_progress_ns;
   symbolizer_.open_source_lines_ahead();
 }

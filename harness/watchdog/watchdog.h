@@ -107,7 +107,6 @@ class Watchdog {
   // Reads the stacks of the threads the detector names and fills their stack_checked / spinning_in.
   void check_for_driver_spins(std::uint64_t now_ns, std::vector<ThreadActivity>& activities);
   void open_source_lines_when_half_quiet(std::uint64_t now_ns);
-  void open_source_lines_ahead();
 
   pid_t pid_;
   board::BoardReader reader_;
@@ -121,6 +120,7 @@ class Watchdog {
   std::uint64_t last_thread_sample_ns_ = 0;
   std::uint64_t deferred_until_ns_ = 0;  // no detection before this (an unexplained hang was deferred)
   std::uint64_t opened_ahead_for_ns_ = 0;  // the progress time of the quiet stretch already opened for
+  std::uint64_t named_ahead_for_ns_ = 0;   // the same for name_native_stacks_ahead
   CertainCycleWatch certain_;
   bool detected_ = false;
 };
