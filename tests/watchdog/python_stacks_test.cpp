@@ -22,12 +22,15 @@ constexpr char kDump[] =
 int g_write_fd = -1;
 bool g_with_end = true;
 
+constexpr char kLaterDump[] = "Thread 0x2 (most recent call first):\n";
+
+// Only write(2) here: a signal handler.
 void write_dump(int) {
   ssize_t written = ::write(g_write_fd, kDump, sizeof(kDump) - 1);
   if (g_with_end) {
     // The end line, then output of a later dump that must not be read as this one's.
-    const std::string tail = std::string(board::kPythonStacksEnd) + "Thread 0x2 (most recent call first):\n";
-    written = ::write(g_write_fd, tail.data(), tail.size());
+    written = ::write(g_write_fd, board::kPythonStacksEnd.data(), board::kPythonStacksEnd.size());
+    written = ::write(g_write_fd, kLaterDump, sizeof(kLaterDump) - 1);
   }
   (void)written;
 }
