@@ -4,17 +4,29 @@
 
 namespace gilsan::checkers {
 
-BeginEffects begin_effects(const HostFunction& host_function, bool interpreter_finalizing) {
-  BeginEffects effects;
-  const Handle context = host_function.context;
-  if (host_function.stream) effects.stream_completion = PseudoLock::stream_completion(context, *host_function.stream);
-  if (context != 0) {
-    effects.context_completion = PseudoLock::context_completion(context);
-    effects.callback_thread = PseudoLock::callback_thread(context);
-    effects.host_function_lock = PseudoLock::host_function_lock(context);
-  }
-  effects.takes_gil = takes_gil_at_begin(host_function, interpreter_finalizing);
-  return effects;
+BeginEffects::BeginEffects(const HostFunction& host_function, bool interpreter_finalizing)
+    : context_(host_function.context),
+      stream_(host_function.stream),
+      takes_gil_(takes_gil_at_begin(host_function, interpreter_finalizing)) {}
+
+std::optional<PseudoLock> BeginEffects::stream_completion() const {
+  if (!stream_) return std::nullopt;
+  return PseudoLock::stream_completion(context_, *stream_);
+}
+
+std::optional<PseudoLock> BeginEffects::context_completion() const {
+  if (context_ == 0) return std::nullopt;
+  return PseudoLock::context_completion(context_);
+}
+
+std::optional<PseudoLock> BeginEffects::callback_thread() const {
+  if (context_ == 0) return std::nullopt;
+  return PseudoLock::callback_thread(context_);
+}
+
+std::optional<PseudoLock> BeginEffects::host_function_lock() const {
+  if (context_ == 0) return std::nullopt;
+  return PseudoLock::host_function_lock(context_);
 }
 
 bool takes_gil_at_begin(const HostFunction& host_function, bool interpreter_finalizing) {

@@ -16,23 +16,30 @@
 
 namespace gilsan::checkers {
 
-// A host function begins on a callback thread.
-struct BeginEffects {
+// A host function begins on a callback thread. What it holds is made from its context and stream only
+// when asked (a begin is on the hot path: no pseudo-lock is built that the caller does not use).
+class BeginEffects {
+ public:
+  BeginEffects(const HostFunction& host_function, bool interpreter_finalizing);
   // Held while it runs: whoever waits for a completion waits for every host function in it. Nobody
-  // waits to take them.
-  std::optional<PseudoLock> stream_completion;
-  std::optional<PseudoLock> context_completion;
+  // waits to take them. Nullopt when the stream (or the context) is unknown.
+  std::optional<PseudoLock> stream_completion() const;
+  std::optional<PseudoLock> context_completion() const;
   // It runs only once the context's callback thread is free: the completions above wait for that,
   // then the thread holds it. Present exactly when the context is known.
-  std::optional<PseudoLock> callback_thread;
+  std::optional<PseudoLock> callback_thread() const;
   // The driver holds this while the host function runs: taking it waits for nothing.
-  std::optional<PseudoLock> host_function_lock;
+  std::optional<PseudoLock> host_function_lock() const;
   // A Python host function's trampoline takes the GIL first thing, whether or not the source can show
   // it (CuPy's `with gil`); not once interpreter finalization began (the reference module does not,
   // and host-function-after-finalization reports the ones that try).
-  bool takes_gil = false;
+  bool takes_gil() const { return takes_gil_; }
+
+ private:
+  Handle context_;
+  std::optional<Handle> stream_;
+  bool takes_gil_;
 };
-BeginEffects begin_effects(const HostFunction& host_function, bool interpreter_finalizing);
 // BeginEffects::takes_gil alone, for a begin whose holds are known already (a twin's, sanitizer_begins.cpp).
 bool takes_gil_at_begin(const HostFunction& host_function, bool interpreter_finalizing);
 

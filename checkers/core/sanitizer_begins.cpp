@@ -25,13 +25,13 @@
 namespace gilsan::checkers {
 
 BeginNodes SanitizerModel::begin_nodes(const HostFunction& host_function) {
-  const BeginEffects effects = begin_effects(host_function, finalizing_);
+  const BeginEffects effects(host_function, finalizing_);
   BeginNodes nodes;
-  if (effects.stream_completion) nodes.stream = graph_.node_for(*effects.stream_completion);
-  if (effects.context_completion) nodes.context = graph_.node_for(*effects.context_completion);
-  if (effects.callback_thread) nodes.callback_thread = graph_.node_for(*effects.callback_thread);
-  if (effects.host_function_lock) nodes.lock = graph_.node_for(*effects.host_function_lock);
-  nodes.takes_gil = effects.takes_gil;
+  if (auto lock = effects.stream_completion()) nodes.stream = graph_.node_for(*lock);
+  if (auto lock = effects.context_completion()) nodes.context = graph_.node_for(*lock);
+  if (auto lock = effects.callback_thread()) nodes.callback_thread = graph_.node_for(*lock);
+  if (auto lock = effects.host_function_lock()) nodes.lock = graph_.node_for(*lock);
+  nodes.takes_gil = effects.takes_gil();
   return nodes;
 }
 

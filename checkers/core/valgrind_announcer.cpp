@@ -82,13 +82,13 @@ class HelgrindAnnouncer final : public ValgrindAnnouncer {
   void host_function_begin(const HostFunctionBegin& event) override {
     if (event.thread != caller()) return;
     AnnouncedThread& self = announced();
-    const BeginEffects effects = begin_effects(event.host_function, finalizing_);
+    const BeginEffects effects(event.host_function, finalizing_);
     AnnouncedThread::Frame frame;
     frame.gil_depth_before = self.gil_depth;
     frame.context = event.host_function.context;
     // Helgrind sees the callback-thread wait as the acquisition itself.
-    for (const std::optional<PseudoLock>& held : {effects.stream_completion, effects.context_completion,
-                                                  effects.callback_thread, effects.host_function_lock}) {
+    for (const std::optional<PseudoLock>& held : {effects.stream_completion(), effects.context_completion(),
+                                                  effects.callback_thread(), effects.host_function_lock()}) {
       if (!held) continue;
       char* lock = address(*held);
       if (holds(self, lock)) continue;  // a nested host function record of the same run
@@ -97,7 +97,7 @@ class HelgrindAnnouncer final : public ValgrindAnnouncer {
       self.held.push_back({lock, false, 1});
     }
     self.host_functions.push_back(std::move(frame));
-    if (effects.takes_gil) take_gil(self);
+    if (effects.takes_gil()) take_gil(self);
   }
 
   void host_function_end(ThreadId thread) override {

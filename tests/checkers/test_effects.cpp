@@ -31,28 +31,28 @@ HostFunction host_function(HostFunctionKind kind, Handle context, std::optional<
 }
 
 TEST(Effects, AHostFunctionHoldsItsCompletionsTheCallbackThreadAndTheDriversLock) {
-  const BeginEffects effects = begin_effects(host_function(HostFunctionKind::native, kContext, kStream), false);
-  EXPECT_EQ(effects.stream_completion, PseudoLock::stream_completion(kContext, kStream));
-  EXPECT_EQ(effects.context_completion, PseudoLock::context_completion(kContext));
-  EXPECT_EQ(effects.callback_thread, PseudoLock::callback_thread(kContext));
-  EXPECT_EQ(effects.host_function_lock, PseudoLock::host_function_lock(kContext));
-  EXPECT_FALSE(effects.takes_gil);
+  const BeginEffects effects(host_function(HostFunctionKind::native, kContext, kStream), false);
+  EXPECT_EQ(effects.stream_completion(), PseudoLock::stream_completion(kContext, kStream));
+  EXPECT_EQ(effects.context_completion(), PseudoLock::context_completion(kContext));
+  EXPECT_EQ(effects.callback_thread(), PseudoLock::callback_thread(kContext));
+  EXPECT_EQ(effects.host_function_lock(), PseudoLock::host_function_lock(kContext));
+  EXPECT_FALSE(effects.takes_gil());
 }
 
 TEST(Effects, AnUnknownContextOrStreamHoldsOnlyWhatIsKnown) {
-  const BeginEffects no_context = begin_effects(host_function(HostFunctionKind::native, 0, kStream), false);
-  EXPECT_TRUE(no_context.stream_completion);
-  EXPECT_FALSE(no_context.context_completion || no_context.callback_thread || no_context.host_function_lock);
-  const BeginEffects no_stream = begin_effects(host_function(HostFunctionKind::native, kContext, std::nullopt), false);
-  EXPECT_FALSE(no_stream.stream_completion);
-  EXPECT_TRUE(no_stream.context_completion && no_stream.callback_thread && no_stream.host_function_lock);
+  const BeginEffects no_context(host_function(HostFunctionKind::native, 0, kStream), false);
+  EXPECT_TRUE(no_context.stream_completion());
+  EXPECT_FALSE(no_context.context_completion() || no_context.callback_thread() || no_context.host_function_lock());
+  const BeginEffects no_stream(host_function(HostFunctionKind::native, kContext, std::nullopt), false);
+  EXPECT_FALSE(no_stream.stream_completion());
+  EXPECT_TRUE(no_stream.context_completion() && no_stream.callback_thread() && no_stream.host_function_lock());
 }
 
 TEST(Effects, APythonHostFunctionTakesTheGilUnlessFinalizationBegan) {
   const HostFunction python = host_function(HostFunctionKind::python, kContext, kStream);
-  EXPECT_TRUE(begin_effects(python, false).takes_gil);
-  EXPECT_FALSE(begin_effects(python, true).takes_gil);
-  EXPECT_EQ(takes_gil_at_begin(python, false), begin_effects(python, false).takes_gil);
+  EXPECT_TRUE(BeginEffects(python, false).takes_gil());
+  EXPECT_FALSE(BeginEffects(python, true).takes_gil());
+  EXPECT_EQ(takes_gil_at_begin(python, false), BeginEffects(python, false).takes_gil());
 }
 
 TEST(Effects, ASynchronizeWaitsForItsStreamsThenItsContext) {
