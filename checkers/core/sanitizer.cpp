@@ -287,6 +287,11 @@ std::size_t Sanitizer::waiting_host_functions() const {
   return model_->waiting_runs();
 }
 
+std::string Sanitizer::check_invariants() const {
+  std::lock_guard lock(state_mutex_);
+  return model_->check_invariants();
+}
+
 std::vector<Report> Sanitizer::reports() const {
   std::lock_guard lock(state_mutex_);
   return reports_;

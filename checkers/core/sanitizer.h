@@ -126,6 +126,8 @@ class Sanitizer {
   // What the process should exit with: 0, or options.exitcode when there were unsuppressed reports.
   int exit_code() const;
   std::vector<Report> reports() const;  // the unsuppressed reports so far
+  // Tests only: SanitizerModel::check_invariants() of the model as it stands ("" when they hold).
+  std::string check_invariants() const;
   // Host functions enqueued that have not begun (not counting those already reported lost): a front
   // end that can wait for the driver before finish() (the scenario child's drain) polls it.
   std::size_t waiting_host_functions() const;

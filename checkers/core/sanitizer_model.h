@@ -73,6 +73,10 @@ class SanitizerModel {
   // Host functions enqueued that have not begun (a front end may wait for them before finish()).
   std::size_t waiting_runs() const { return runs_.waiting_runs(); }
   const LockOrderGraph& graph() const { return graph_; }
+  // Tests only (sanitizer_invariants.cpp): what must hold between any two events -- the graph's own
+  // invariants, each thread's books, the caches against what they cache. "" when all hold, else the
+  // first that does not.
+  std::string check_invariants() const;
 
  private:
   // The state of `id`, made on first use. The last answer is kept: a callback thread sends several

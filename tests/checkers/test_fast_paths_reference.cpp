@@ -3,7 +3,8 @@
 // streams with the GIL held or not, allocating, enqueuing host functions; two callback threads running
 // native and Python host functions (repeated ones too, which the shortcuts hold back), taking locks and
 // synchronizing inside them; streams and locks destroyed and made again -- fed to a Sanitizer with its
-// fast paths and to one without (SanitizerConfig::fast_paths), which must report the same findings.
+// fast paths and to one without (SanitizerConfig::fast_paths), which must report the same findings;
+// after every event both models' invariants must hold (SanitizerModel::check_invariants).
 // The lock-order graph's own caches and slot reuse have their reference test
 // (test_lock_order_graph_reference.cpp).
 #include <gtest/gtest.h>
@@ -52,10 +53,13 @@ class TwoSanitizers {
  public:
   TwoSanitizers() : fast_(config(true)), plain_(config(false)) {}
 
+  // Each event to both, then both models' invariants (SanitizerModel::check_invariants).
   template <typename Send>
   void send(Send&& event) {
     event(fast_);
     event(plain_);
+    ASSERT_EQ(fast_.check_invariants(), "") << "with the fast paths";
+    ASSERT_EQ(plain_.check_invariants(), "") << "without the fast paths";
   }
   Sanitizer& fast() { return fast_; }
   Sanitizer& plain() { return plain_; }
