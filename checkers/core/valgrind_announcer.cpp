@@ -8,6 +8,8 @@
 #include <valgrind/valgrind.h>
 
 #include <atomic>
+#include <optional>
+#include <type_traits>
 #include <mutex>
 #include <unordered_map>
 #include <vector>
@@ -28,6 +30,7 @@ struct Held {
   char* address;
   bool writer;
   int depth;
+  std::optional<std::uint64_t> user_lock;  // a user lock's id: its release names it by id
 };
 
 // What this thread has announced as held, and what each running host function added.
@@ -63,20 +66,21 @@ class HelgrindAnnouncer final : public ValgrindAnnouncer {
                     .holds_gil = self.gil_depth > 0},
         behaviour_);
     if (effects.refused || !effects.waits()) return;
-    std::vector<char*> waited;
-    for (const PseudoLock& completion : effects.completions) waited.push_back(address(completion));
-    if (effects.blocked_by) waited.push_back(address(*effects.blocked_by));
+    std::vector<PseudoLock> waited = effects.completions;
+    if (effects.blocked_by) waited.push_back(*effects.blocked_by);
     // A binding that holds the GIL where no trampoline of ours saw it taken (ctypes.PyDLL). One that
     // lets it go around the call while a trampoline holds it cannot be told to Helgrind: it keeps it.
     const bool borrowed_gil = effects.holds_gil && self.gil_depth == 0;
-    char* gil_address = address(PseudoLock::gil());
-    if (borrowed_gil) ANNOTATE_RWLOCK_ACQUIRED(gil_address, 0);
-    for (char* lock : waited) {
-      if (holds(self, lock)) continue;  // waiting for itself: a cycle of one, not an order
-      ANNOTATE_RWLOCK_ACQUIRED(lock, 0);
-      ANNOTATE_RWLOCK_RELEASED(lock, 0);
+    if (borrowed_gil) ANNOTATE_RWLOCK_ACQUIRED(gil_, 0);
+    for (const PseudoLock& waited_for : waited) {
+      char* lock = take(waited_for);  // taken for the moment of the announcement: not reused meanwhile
+      if (!holds(self, lock)) {       // waiting for itself: a cycle of one, not an order
+        ANNOTATE_RWLOCK_ACQUIRED(lock, 0);
+        ANNOTATE_RWLOCK_RELEASED(lock, 0);
+      }
+      let_go(lock);
     }
-    if (borrowed_gil) ANNOTATE_RWLOCK_RELEASED(gil_address, 0);
+    if (borrowed_gil) ANNOTATE_RWLOCK_RELEASED(gil_, 0);
   }
 
   void host_function_begin(const HostFunctionBegin& event) override {
@@ -90,11 +94,14 @@ class HelgrindAnnouncer final : public ValgrindAnnouncer {
     for (const std::optional<PseudoLock>& held : {effects.stream_completion(), effects.context_completion(),
                                                   effects.callback_thread(), effects.host_function_lock()}) {
       if (!held) continue;
-      char* lock = address(*held);
-      if (holds(self, lock)) continue;  // a nested host function record of the same run
+      char* lock = take(*held);
+      if (holds(self, lock)) {  // a nested host function record of the same run
+        let_go(lock);
+        continue;
+      }
       ANNOTATE_RWLOCK_ACQUIRED(lock, 0);
-      frame.holds.push_back({lock, false, 1});
-      self.held.push_back({lock, false, 1});
+      frame.holds.push_back({lock, false, 1, std::nullopt});
+      self.held.push_back({lock, false, 1, std::nullopt});
     }
     self.host_functions.push_back(std::move(frame));
     if (effects.takes_gil()) take_gil(self);
@@ -111,6 +118,7 @@ class HelgrindAnnouncer final : public ValgrindAnnouncer {
     for (auto it = frame.holds.rbegin(); it != frame.holds.rend(); ++it) {
       ANNOTATE_RWLOCK_RELEASED(it->address, 0);
       forget(self, it->address);
+      let_go(it->address);
     }
   }
 
@@ -129,26 +137,27 @@ class HelgrindAnnouncer final : public ValgrindAnnouncer {
     const LockAcquireEffects effects = lock_acquire_effects(event);
     if (!effects.waits || !effects.waits_holding_gil) return;
     AnnouncedThread& self = announced();
-    char* lock = address(effects.lock);
     for (Held& held : self.held) {
-      if (held.address == lock) {
+      if (held.user_lock == event.lock) {
         ++held.depth;
         return;
       }
     }
+    char* lock = take(effects.lock);
     ANNOTATE_RWLOCK_ACQUIRED(lock, 1);
-    self.held.push_back({lock, true, 1});
+    self.held.push_back({lock, true, 1, event.lock});
   }
 
   void lock_release(ThreadId thread, std::uint64_t lock_id) override {
     if (thread != caller()) return;
     AnnouncedThread& self = announced();
-    char* lock = address(PseudoLock::user_lock(lock_id, ""));
     for (Held& held : self.held) {
-      if (held.address != lock) continue;
+      if (held.user_lock != lock_id) continue;
       if (--held.depth == 0) {
+        char* lock = held.address;
         ANNOTATE_RWLOCK_RELEASED(lock, 1);
         forget(self, lock);
+        let_go(lock);
       }
       return;
     }
@@ -162,39 +171,72 @@ class HelgrindAnnouncer final : public ValgrindAnnouncer {
     for (const PseudoLock& ended : ended_with_context(context)) retire(ended);
   }
   void interpreter_finalization_began() override { finalizing_ = true; }
-
- private:
-  // The byte that stands for `lock`, created (and announced) on first use.
-  char* address(const PseudoLock& lock) {
+  std::size_t bytes_made() const override {
     std::lock_guard guard(mutex_);
-    auto found = addresses_.find(lock);
-    if (found != addresses_.end()) return found->second.get();
-    auto byte = std::make_unique<char>(0);
-    char* made = byte.get();
-    addresses_.emplace(lock, std::move(byte));
-    ANNOTATE_RWLOCK_CREATE(made);
-    return made;
+    return owned_.size();
   }
 
-  // Forgets `lock`: a new one at the same handle starts without Helgrind history. Not while held:
-  // its holder announces the release later and the byte must still be valid then.
+ private:
+  // One pseudo-lock as Helgrind knows it: the address of its byte. A byte serves a later pseudo-lock
+  // once its own has ended and no thread holds it any more, so the announcer keeps what is alive at
+  // once, not every stream, event and lock a long process ever had.
+  struct Announced {
+    char byte = 0;         // first member: a Held's address points here (Announced is standard-layout)
+    int holders = 0;       // announcements in progress or held: take() and let_go(), under mutex_
+    bool ended = false;    // its pseudo-lock ended while held: destroyed and reused at the last let_go
+  };
+  static_assert(std::is_standard_layout_v<Announced>);
+  static Announced& announced_at(char* address) { return *reinterpret_cast<Announced*>(address); }
+
+  // The byte of `lock` (made, or reused, and announced on first use), counted as taken until let_go().
+  char* take(const PseudoLock& lock) {
+    std::lock_guard guard(mutex_);
+    auto [entry, made] = live_.try_emplace(lock, nullptr);
+    if (made) {
+      if (spare_.empty()) {
+        owned_.push_back(std::make_unique<Announced>());
+        spare_.push_back(owned_.back().get());
+      }
+      entry->second = spare_.back();
+      spare_.pop_back();
+      ANNOTATE_RWLOCK_CREATE(&entry->second->byte);
+    }
+    ++entry->second->holders;
+    return &entry->second->byte;
+  }
+
+  void let_go(char* address) {
+    std::lock_guard guard(mutex_);
+    Announced& announced = announced_at(address);
+    if (--announced.holders == 0 && announced.ended) reuse(announced);
+  }
+
+  // `lock` ended (its stream, context or lock was destroyed): a new one with the same handle starts
+  // without Helgrind history. Its byte is reused at once, or when its last holder lets it go.
   void retire(const PseudoLock& lock) {
     std::lock_guard guard(mutex_);
-    auto found = addresses_.find(lock);
-    if (found == addresses_.end()) return;
-    for (const Held& held : announced().held) {
-      if (held.address == found->second.get()) return;
+    auto found = live_.find(lock);
+    if (found == live_.end()) return;
+    Announced& announced = *found->second;
+    live_.erase(found);
+    if (announced.holders == 0) {
+      reuse(announced);
+    } else {
+      announced.ended = true;
     }
-    ANNOTATE_RWLOCK_DESTROY(found->second.get());
-    retired_.push_back(std::move(found->second));  // kept: another thread may still release it
-    addresses_.erase(found);
+  }
+
+  void reuse(Announced& announced) {  // under mutex_
+    ANNOTATE_RWLOCK_DESTROY(&announced.byte);
+    announced.ended = false;
+    spare_.push_back(&announced);
   }
 
   void take_gil(AnnouncedThread& self) {
-    if (self.gil_depth++ == 0) ANNOTATE_RWLOCK_ACQUIRED(address(PseudoLock::gil()), 0);
+    if (self.gil_depth++ == 0) ANNOTATE_RWLOCK_ACQUIRED(gil_, 0);
   }
   void give_gil(AnnouncedThread& self) {
-    if (--self.gil_depth == 0) ANNOTATE_RWLOCK_RELEASED(address(PseudoLock::gil()), 0);
+    if (--self.gil_depth == 0) ANNOTATE_RWLOCK_RELEASED(gil_, 0);
   }
   static bool holds(const AnnouncedThread& self, char* lock) {
     for (const Held& held : self.held) {
@@ -208,9 +250,11 @@ class HelgrindAnnouncer final : public ValgrindAnnouncer {
 
   DriverBehaviour behaviour_;
   std::atomic<bool> finalizing_ = false;
-  std::mutex mutex_;
-  std::unordered_map<PseudoLock, std::unique_ptr<char>, PseudoLockHash> addresses_;
-  std::vector<std::unique_ptr<char>> retired_;
+  mutable std::mutex mutex_;
+  std::unordered_map<PseudoLock, Announced*, PseudoLockHash> live_;  // by the pseudo-lock it stands for
+  std::vector<std::unique_ptr<Announced>> owned_;  // every byte made: as many as were ever live at once
+  std::vector<Announced*> spare_;                   // ended and let go: the next take() reuses one
+  char* gil_ = take(PseudoLock::gil());            // taken for good: the GIL never ends
 };
 
 }  // namespace

@@ -20,6 +20,7 @@
 // create() returns null and the Sanitizer pays one pointer test per event.
 #pragma once
 
+#include <cstddef>
 #include <memory>
 
 #include "checkers/core/events.h"
@@ -49,6 +50,9 @@ class ValgrindAnnouncer {
   virtual void stream_destroyed(Handle context, Handle stream) = 0;
   virtual void context_destroyed(Handle context) = 0;
   virtual void interpreter_finalization_began() = 0;
+  // How many pseudo-locks' bytes were ever made: as many as were live at once, since an ended one's
+  // byte serves the next (tests/checkers/helgrind_inversion.cpp checks it stays small).
+  virtual std::size_t bytes_made() const = 0;
 };
 
 }  // namespace gilsan::checkers
