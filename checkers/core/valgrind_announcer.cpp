@@ -2,12 +2,14 @@
 
 #if __has_include(<valgrind/helgrind.h>)
 #define GILSAN_HAS_VALGRIND 1
+#include <link.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 #include <valgrind/helgrind.h>
 #include <valgrind/valgrind.h>
 
 #include <atomic>
+#include <cstring>
 #include <optional>
 #include <type_traits>
 #include <mutex>
@@ -261,14 +263,35 @@ class HelgrindAnnouncer final : public ValgrindAnnouncer {
 
 bool running_on_valgrind() { return RUNNING_ON_VALGRIND != 0; }
 
+bool announcements_are_read() {
+  if (!running_on_valgrind()) return false;
+  // Valgrind maps the running tool's preload object into the process (vgpreload_helgrind-*.so,
+  // vgpreload_drd-*.so) and no other tool's; Callgrind, Cachegrind and Memcheck ignore the annotations.
+  // The objects mapped, not LD_PRELOAD: the program may have changed its environment since.
+  bool read = false;
+  dl_iterate_phdr(
+      [](dl_phdr_info* object, std::size_t, void* found) {
+        const char* name = object->dlpi_name;
+        if (name != nullptr && (std::strstr(name, "vgpreload_helgrind") || std::strstr(name, "vgpreload_drd"))) {
+          *static_cast<bool*>(found) = true;
+          return 1;
+        }
+        return 0;
+      },
+      &read);
+  return read;
+}
+
 std::unique_ptr<ValgrindAnnouncer> ValgrindAnnouncer::create(const DriverBehaviour& behaviour) {
-  if (!running_on_valgrind()) return nullptr;
+  if (!announcements_are_read()) return nullptr;
   return std::make_unique<HelgrindAnnouncer>(behaviour);
 }
 
 #else
 
 bool running_on_valgrind() { return false; }
+
+bool announcements_are_read() { return false; }
 
 std::unique_ptr<ValgrindAnnouncer> ValgrindAnnouncer::create(const DriverBehaviour&) { return nullptr; }
 

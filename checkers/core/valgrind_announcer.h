@@ -16,8 +16,9 @@
 //
 // Announcements are made on the calling thread, since Helgrind attributes them to it: events whose
 // thread is not the caller (a test feeding another thread's events) are not announced. Built only
-// when <valgrind/helgrind.h> is available, and active only when RUNNING_ON_VALGRIND; otherwise
-// create() returns null and the Sanitizer pays one pointer test per event.
+// when <valgrind/helgrind.h> is available, and active only under Helgrind or DRD
+// (announcements_are_read()); otherwise create() returns null and the Sanitizer pays one pointer test
+// per event.
 #pragma once
 
 #include <cstddef>
@@ -29,13 +30,17 @@ namespace gilsan::checkers {
 
 // Whether this process runs under Valgrind (always false when built without its headers).
 bool running_on_valgrind();
+// Whether it runs under a Valgrind tool that reads lock annotations (Helgrind, DRD): only then is
+// anything announced. Under Callgrind or Memcheck the announcer would be cost with no reader, and
+// would count in every instruction count taken there.
+bool announcements_are_read();
 // How much longer waits that detect a hang should be: Valgrind's tools run code 20 to 100 times
 // slower. 1 outside Valgrind.
 int valgrind_timeout_scale();
 
 class ValgrindAnnouncer {
  public:
-  // Null unless built with Valgrind's headers and running under Valgrind.
+  // Null unless built with Valgrind's headers and running under Helgrind or DRD.
   static std::unique_ptr<ValgrindAnnouncer> create(const DriverBehaviour& behaviour);
   virtual ~ValgrindAnnouncer() = default;
 

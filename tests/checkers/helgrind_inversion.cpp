@@ -8,6 +8,7 @@
 #include <cstdio>
 #include <exception>
 #include <iostream>
+#include <string>
 
 #include "checkers/core/sanitizer.h"
 #include "checkers/core/valgrind_announcer.h"
@@ -81,10 +82,21 @@ int run() {
   return bytes_stay_few();
 }
 
+// `--announcer=yes|no`: only says whether the announcer is made here (check_helgrind.cmake runs it so
+// under Callgrind, whose instruction counts must not include announcements nobody reads).
+int check_announcer(const std::string& expected) {
+  const bool made = ValgrindAnnouncer::create(DriverBehaviour{}) != nullptr;
+  std::cout << "announcer: " << (made ? "yes" : "no") << " (running on Valgrind: "
+            << (running_on_valgrind() ? "yes" : "no") << ")\n";
+  return (made ? "yes" : "no") == expected ? 0 : 1;
+}
+
 }  // namespace
 
-int main() {
+int main(int argc, char** argv) {
   try {
+    const std::string option = argc > 1 ? argv[1] : "";
+    if (option.rfind("--announcer=", 0) == 0) return check_announcer(option.substr(12));
     return run();
   } catch (const std::exception& error) {
     std::cerr << "helgrind_inversion: " << error.what() << "\n";
