@@ -46,7 +46,8 @@ class PerThread {
     }();
     return *made;
   }
-  static T* take() {
+  // Out of line and cold: inlined, its pushes and pops would be paid by every get(), made or not.
+  [[gnu::noinline, gnu::cold]] static T* take() {
     Pool& shared = pool();
     T* value = nullptr;
     {

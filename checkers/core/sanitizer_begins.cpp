@@ -25,6 +25,12 @@
 namespace gilsan::checkers {
 
 BeginNodes SanitizerModel::begin_nodes(const HostFunction& host_function) {
+  const bool takes_gil = takes_gil_at_begin(host_function, finalizing_);
+  RecentBegin& recent = recent_begin_;
+  if (fast_paths_ && recent.valid && recent.context == host_function.context && recent.stream == host_function.stream &&
+      recent.nodes.takes_gil == takes_gil && all_alive(recent.nodes)) {
+    return recent.nodes;
+  }
   const BeginEffects effects(host_function, finalizing_);
   BeginNodes nodes;
   if (auto lock = effects.stream_completion()) nodes.stream = graph_.node_for(*lock);
@@ -32,7 +38,15 @@ BeginNodes SanitizerModel::begin_nodes(const HostFunction& host_function) {
   if (auto lock = effects.callback_thread()) nodes.callback_thread = graph_.node_for(*lock);
   if (auto lock = effects.host_function_lock()) nodes.lock = graph_.node_for(*lock);
   nodes.takes_gil = effects.takes_gil();
+  if (fast_paths_) recent = RecentBegin{true, host_function.context, host_function.stream, nodes};
   return nodes;
+}
+
+bool SanitizerModel::all_alive(const BeginNodes& nodes) const {
+  for (const std::optional<NodeId>& node : {nodes.stream, nodes.context, nodes.callback_thread, nodes.lock}) {
+    if (node && !graph_.alive(*node)) return false;
+  }
+  return true;
 }
 
 bool SanitizerModel::is_twin_of_current(const ThreadState& state, const HostFunction& inner) {

@@ -40,6 +40,22 @@ std::string SanitizerModel::check_invariants() const {
       }
     }
   }
+  if (recent_begin_.valid && all_alive(recent_begin_.nodes)) {
+    // What begin_nodes() would find without it.
+    HostFunction key;
+    key.context = recent_begin_.context;
+    key.stream = recent_begin_.stream;
+    const BeginEffects effects(key, false);  // the nodes depend on the stream and context alone
+    const auto found = [&](const std::optional<PseudoLock>& lock) -> std::optional<NodeId> {
+      return lock ? graph_.find_node(*lock) : std::nullopt;
+    };
+    const BeginNodes& cached = recent_begin_.nodes;
+    if (found(effects.stream_completion()) != cached.stream || found(effects.context_completion()) != cached.context ||
+        found(effects.callback_thread()) != cached.callback_thread ||
+        found(effects.host_function_lock()) != cached.lock) {
+      return "the last begin's nodes are not the nodes of its stream and context";
+    }
+  }
   for (const auto& [node, pending] : pending_) {
     if (!graph_.alive(node)) return "host functions pending on a retired node";
     if (graph_.lock(node).kind != PseudoLockKind::stream_completion) return "host functions pending on a node that is no stream";

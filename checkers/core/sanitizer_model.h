@@ -97,6 +97,8 @@ class SanitizerModel {
   }
   // A host function's begin and end (sanitizer_begins.cpp).
   BeginNodes begin_nodes(const HostFunction& host_function);
+  // Whether none of `nodes` was retired (a node id carries its slot's generation).
+  bool all_alive(const BeginNodes& nodes) const;
   static bool runs_nothing(const ThreadState& state);
   // A launcher's begin inside the driver's record of the same run, which holds all it would.
   static bool is_twin_of_current(const ThreadState& state, const HostFunction& inner);
@@ -155,6 +157,16 @@ class SanitizerModel {
   std::vector<NodeId> held_nodes_;      // held_nodes()'s buffer
   std::vector<NodeId> call_holders_;    // driver_call_enter's: who the call's waits are drawn from
   std::vector<Handle> caller_contexts_;  // caller_state()'s buffer
+  // begin_nodes()'s last answer, by what it depends on (with the fast paths only): host functions
+  // come stream after stream from the same few, and the answer costs four pseudo-locks made and looked
+  // up. Good while its nodes are alive: a retired stream or context takes a new node.
+  struct RecentBegin {
+    bool valid = false;
+    Handle context = 0;
+    std::optional<Handle> stream;
+    BeginNodes nodes;
+  };
+  RecentBegin recent_begin_;
   std::unordered_map<ThreadId, ThreadState> threads_;
   ThreadState* last_thread_ = nullptr;  // see thread()
   ThreadId last_thread_id_ = 0;
