@@ -1,9 +1,13 @@
 #!/usr/bin/env python3
 """Runs `pytest -p gilsan.pytest` on sim_cases/ or cupy_cases/ and checks what the plugin made of
-each test (docs/pytest-plugin.md): a clean test passes, a GIL-held synchronize fails with the
-classified hang report, a host function that calls CUDA fails (or, with --gilsan-reports=warn,
-passes with a warning carrying the report), a test's own failure is passed on; and nothing the
-session started is left running, nothing left in its temporary folder.
+each test (docs/pytest-plugin.md), in both modes (one child for the session, the default; and
+--gilsan-isolate=test): a clean test passes, a GIL-held synchronize fails with the classified hang
+report and the tests after it still run, a host function that calls CUDA fails (or, with
+--gilsan-reports=warn, passes with a warning carrying the report), a test's own failure is passed on;
+and nothing the session started is left running, nothing left in its temporary folder. On the sim
+cases, also: the session's tests share one child until a hang replaces it; a test that runs past
+--gilsan-timeout fails and the next one runs; a report made only when the child ends (a host function
+left behind) is shown at the end of the session and fails it.
 
 Exit status: 0 all as expected, 1 not, 77 skipped (no pytest in the interpreter, or no CuPy for the
 CuPy cases; the reason is printed).
@@ -26,6 +30,15 @@ EXPECTED = {
     "test_callback_makes_cuda_call": ("failed", ["got report:cuda-call-in-host-function"]),
     "test_fails_by_itself": ("failed", ["the test's own failure"]),
 }
+# The sim cases' others, by mode: a host function left behind is reported when the child ends, which
+# is the test's own end only when it has a child of its own.
+SIM_EXPECTED = {
+    "session": {"test_clean_again": ("passed", []), "test_slow": ("passed", []),
+                "test_zz_leaves_a_host_function_behind": ("passed", [])},
+    "test": {"test_clean_again": ("passed", []), "test_slow": ("passed", []),
+             "test_zz_leaves_a_host_function_behind": ("failed", ["got report:host-function-lost-at-exit"])},
+}
+LEFTOVER_HEADING = "reports made when a session's child ended"
 # A hang must be reported by the watchdog, well before the plugin's own per-test timeout.
 TEST_TIMEOUT_SECONDS = 120
 
@@ -46,16 +59,19 @@ def session_processes(session):
     return left
 
 
-def run_pytest(args, cases, extra):
-    """One pytest session, in a session of its own and with its own TMPDIR; returns (junit root, output)."""
+def run_pytest(args, cases, extra, variables=None):
+    """One pytest session, in a session of its own and with its own TMPDIR; returns (junit root, output,
+    problems, exit status)."""
     with tempfile.TemporaryDirectory(prefix="gilsan-plugin-check-") as folder:
         junit = os.path.join(folder, "junit.xml")
         tmp = os.path.join(folder, "tmp")
         os.mkdir(tmp)
         environment = dict(os.environ, TMPDIR=tmp, PYTHONPATH=args.module_dir, GILSAN_EXECUTABLE=args.gilsan,
-                           PYTHONDONTWRITEBYTECODE="1")
+                           PYTHONDONTWRITEBYTECODE="1", **(variables or {}))
+        timeout = [] if any(option.startswith("--gilsan-timeout") for option in extra) else \
+            [f"--gilsan-timeout={TEST_TIMEOUT_SECONDS}"]
         command = [args.python, "-m", "pytest", "-p", "gilsan.pytest", f"--gilsan-driver={args.driver}",
-                   f"--gilsan-timeout={TEST_TIMEOUT_SECONDS}", "-p", "no:cacheprovider", "--rootdir", cases,
+                   *timeout, "-p", "no:cacheprovider", "--rootdir", cases,
                    f"--junitxml={junit}", "-rA",
                    # cases_*.py, not test_*.py: a plain `pytest tests/` must not collect a test that hangs.
                    "-o", "python_files=cases_*.py", cases] + extra
@@ -68,13 +84,14 @@ def run_pytest(args, cases, extra):
         left = session_processes(process.pid)
         if left:
             problems.append(f"processes of the session still running: {left}")
-        leftovers = os.listdir(tmp)
+        # pytest's own base temporary folder (pytest-of-USER, kept by design; pytest-xdist makes it) is not ours.
+        leftovers = [entry for entry in os.listdir(tmp) if not entry.startswith("pytest-of-")]
         if leftovers:
             problems.append(f"left in TMPDIR: {leftovers}")
         if not os.path.exists(junit):
             problems.append("pytest wrote no JUnit file")
-            return None, output, problems
-        return ElementTree.parse(junit).getroot(), output, problems
+            return None, output, problems, process.returncode
+        return ElementTree.parse(junit).getroot(), output, problems, process.returncode
 
 
 def outcomes(root):
@@ -105,6 +122,86 @@ def check(found, expected, problems):
         for text in texts:
             if text not in message:
                 problems.append(f"{name}: the failure text lacks {text!r}:\n{message[:2000]}")
+
+
+def check_mode(args, cases, scratch, mode):
+    """Every check of one mode; returns the problems found."""
+    isolate = [f"--gilsan-isolate={mode}"]
+    expected = dict(EXPECTED)
+    if args.cases == "cupy":
+        del expected["test_fails_by_itself"]
+    else:
+        expected.update(SIM_EXPECTED[mode])
+    pids = os.path.join(scratch, f"pids-{mode}")
+    root, output, problems, _ = run_pytest(args, cases, isolate, {"GILSAN_CASES_PIDS": pids})
+    if root is not None:
+        check(outcomes(root), expected, problems)
+    if args.cases == "sim":
+        problems += check_children(pids, mode)
+    # warn mode: the sanitizer's report is a warning; a hang still fails.
+    root, output, warn_problems, _ = run_pytest(
+        args, cases, isolate + ["--gilsan-reports=warn", "-k", "callback_makes_cuda_call or gil_held_synchronize_deadlock"])
+    problems += warn_problems
+    if root is not None:
+        check(outcomes(root), {"test_callback_makes_cuda_call": ("passed", []),
+                               "test_gil_held_synchronize_deadlock": EXPECTED["test_gil_held_synchronize_deadlock"]},
+              problems)
+        for text in ("GilsanReportWarning", "cuda-call-in-host-function"):
+            if text not in output:
+                problems.append(f"warn mode: pytest's output lacks {text!r}")
+    if args.cases == "sim" and mode == "session":
+        problems += check_session_only(args, cases)
+    return problems
+
+
+def check_children(pids_path, mode):
+    """test_clean and test_clean_again share a child in session mode, and have one each in test mode."""
+    try:
+        with open(pids_path, encoding="utf-8") as stream:
+            pids = [line.strip() for line in stream if line.strip()]
+    except OSError:
+        return ["the clean tests recorded no process"]
+    if len(pids) != 2:
+        return [f"expected the two clean tests' processes, got {pids}"]
+    if (pids[0] == pids[1]) != (mode == "session"):
+        return [f"the two clean tests ran in processes {pids}: expected {'one' if mode == 'session' else 'two'}"]
+    return []
+
+
+def check_session_only(args, cases):
+    """A test past --gilsan-timeout, and a report made only when the child ends."""
+    problems = []
+    root, output, run_problems, _ = run_pytest(args, cases, ["--gilsan-timeout=5", "-k", "slow or zz_leaves"],
+                                               {"GILSAN_CASES_SLOW": "1"})
+    problems += run_problems
+    if root is not None:
+        check(outcomes(root), {"test_slow": ("failed", ["ran past --gilsan-timeout (5 s)"]),
+                               "test_zz_leaves_a_host_function_behind": ("passed", [])}, problems)
+    root, output, run_problems, status = run_pytest(args, cases, ["-k", "clean or zz_leaves"])
+    problems += run_problems
+    if root is not None:
+        check(outcomes(root), {"test_clean": ("passed", []), "test_clean_again": ("passed", []),
+                               "test_zz_leaves_a_host_function_behind": ("passed", [])}, problems)
+        for text in (LEFTOVER_HEADING, "host-function-lost-at-exit"):
+            if text not in output:
+                problems.append(f"a report made when the child ended: pytest's output lacks {text!r}")
+        if status != 1:
+            problems.append(f"a report made when the child ended: pytest exited {status}, not 1")
+    # pytest-xdist: each worker runs its share in a child of its own; the controller shows what the
+    # workers' children reported at their end.
+    if subprocess.run([args.python, "-c", "import xdist"], capture_output=True).returncode != 0:
+        print(f"(pytest-xdist is not in {args.python}: its check is left out)")
+        return problems
+    root, output, run_problems, _ = run_pytest(args, cases, ["-n", "2"])
+    problems += run_problems
+    if root is not None:
+        expected = dict(EXPECTED, **SIM_EXPECTED["session"])
+        xdist_problems = []  # the same outcomes, whichever worker ran each
+        check(outcomes(root), expected, xdist_problems)
+        problems += [f"-n 2: {problem}" for problem in xdist_problems]
+        if LEFTOVER_HEADING not in output:
+            problems.append(f"-n 2: pytest's output lacks {LEFTOVER_HEADING!r}")
+    return problems
 
 
 def main():
@@ -148,23 +245,9 @@ def main():
                 return 1
         cases = os.path.join(copy, "cases")
         shutil.copytree(os.path.join(HERE, f"{args.cases}_cases"), cases)
-        expected = dict(EXPECTED)
-        if args.cases == "cupy":
-            del expected["test_fails_by_itself"]
-        root, output, problems = run_pytest(args, cases, [])
-        if root is not None:
-            check(outcomes(root), expected, problems)
-        # warn mode: the sanitizer's report is a warning; a hang still fails.
-        root, output, warn_problems = run_pytest(
-            args, cases, ["--gilsan-reports=warn", "-k", "callback_makes_cuda_call or gil_held_synchronize_deadlock"])
-        problems += warn_problems
-        if root is not None:
-            check(outcomes(root), {"test_callback_makes_cuda_call": ("passed", []),
-                                   "test_gil_held_synchronize_deadlock": EXPECTED["test_gil_held_synchronize_deadlock"]},
-                  problems)
-            for text in ("GilsanReportWarning", "cuda-call-in-host-function"):
-                if text not in output:
-                    problems.append(f"warn mode: pytest's output lacks {text!r}")
+        problems = []
+        for mode in ("session", "test"):
+            problems += [f"--gilsan-isolate={mode}: {problem}" for problem in check_mode(args, cases, copy, mode)]
     for problem in problems:
         print(f"FAIL: {problem}")
     print("check_plugin: ok" if not problems else f"check_plugin: {len(problems)} problem(s)")

@@ -1,12 +1,13 @@
 """gilsan's pytest plugin: ``pytest -p gilsan.pytest`` (docs/pytest-plugin.md).
 
-Every test runs in a process of its own under ``gilsan run -- python -m pytest NODEID``: the watchdog
-lives outside the test's process (a deadlocked process cannot report its own hang), and the sanitizer
-is injected into the child before CUDA initialises (CUDA_INJECTION64_PATH, loaded at cuInit). The
-child runs the one test with this plugin too, in child mode, and hands its own pytest reports back
-through a file; the parent relays them, and turns gilsan's verdict (a sanitizer report, a classified
-hang, a crash) into the test's failure, or into a warning for sanitizer reports with
-``--gilsan-reports=warn``.
+Tests run in a child under ``gilsan run -- python -m pytest``: the watchdog lives outside the tests'
+process (a deadlocked process cannot report its own hang), and the sanitizer is injected into the child
+before CUDA initialises (CUDA_INJECTION64_PATH, loaded at cuInit). By default one child runs the whole
+session (gilsan/pytest_session.py and gilsan/pytest_worker.py); with ``--gilsan-isolate=test`` each test
+runs alone in a child of its own (this file): the child runs the one test with this plugin too, in child
+mode, and hands its own pytest reports back through a file. Either way the parent relays the child's
+reports, and turns gilsan's verdict (a sanitizer report, a classified hang, a crash) into the test's
+failure, or into a warning for sanitizer reports with ``--gilsan-reports=warn``.
 
 This file is a submodule of the ``gilsan`` extension module, which sets its ``__path__`` to the
 ``gilsan`` folder beside it (harness/pymodule/package_path.h); the folder has no ``__init__.py`` on
@@ -53,16 +54,64 @@ def pytest_addoption(parser):
     group.addoption("--gilsan-executable", default=None,
                     help="the gilsan program (default: $GILSAN_EXECUTABLE, else the one installed or built with "
                          "this module, else gilsan on PATH)")
+    group.addoption("--gilsan-isolate", choices=("session", "test"), default=None,
+                    help="session (default): one child under gilsan runs every test, replaced after a hang or a "
+                         "crash; test: each test in a child of its own (ini: gilsan_isolate)")
+    parser.addini("gilsan_isolate", "session or test (see --gilsan-isolate)", default="session")
     parser.addini("gilsan_reports", "fail or warn (see --gilsan-reports)", default="fail")
     parser.addini("gilsan_driver", "auto, real or sim (see --gilsan-driver)", default="auto")
     parser.addini("gilsan_timeout", "seconds per test (see --gilsan-timeout)", default="300")
 
 
 def pytest_configure(config):
-    if os.environ.get(RESULT_VARIABLE):
+    from gilsan.pytest_worker import WORKER_VARIABLE, SessionWorker
+
+    if os.environ.get(WORKER_VARIABLE):
+        config.pluginmanager.register(SessionWorker(config, os.environ[WORKER_VARIABLE]), "gilsan-worker")
+    elif os.environ.get(RESULT_VARIABLE):
         config.pluginmanager.register(ChildReports(config, os.environ[RESULT_VARIABLE]), "gilsan-child")
     else:
-        config.pluginmanager.register(Supervisor(config), "gilsan-supervisor")
+        settings = Settings(config)
+        if settings.isolate == "session":
+            from gilsan.pytest_session import SessionSupervisor
+
+            config.pluginmanager.register(SessionSupervisor(config, settings), "gilsan-supervisor")
+        else:
+            config.pluginmanager.register(Supervisor(config, settings), "gilsan-supervisor")
+
+
+class Settings:
+    """The plugin's options as the parent was given them, and what a child is started with."""
+
+    def __init__(self, config):
+        self.reports_mode = config.getoption("gilsan_reports") or config.getini("gilsan_reports")
+        if self.reports_mode not in ("fail", "warn"):
+            raise pytest.UsageError(f"gilsan_reports must be fail or warn, not {self.reports_mode!r}")
+        self.driver = config.getoption("gilsan_driver") or config.getini("gilsan_driver")
+        if self.driver not in ("auto", "real", "sim"):
+            raise pytest.UsageError(f"gilsan_driver must be auto, real or sim, not {self.driver!r}")
+        self.isolate = config.getoption("gilsan_isolate") or config.getini("gilsan_isolate")
+        if self.isolate not in ("session", "test"):
+            raise pytest.UsageError(f"gilsan_isolate must be session or test, not {self.isolate!r}")
+        try:
+            self.timeout = float(config.getoption("gilsan_timeout") or config.getini("gilsan_timeout"))
+        except ValueError as error:
+            raise pytest.UsageError(f"gilsan_timeout must be a number of seconds: {error}") from None
+        if not self.timeout > 0:
+            raise pytest.UsageError(f"gilsan_timeout must be more than 0 seconds, not {self.timeout:g}")
+        self.executable = gilsan_executable(config)
+
+    def child_environment(self, variables):
+        """The parent's environment with `variables`; the child's interpreter imports this plugin (and the
+        extension) from where the parent did."""
+        import gilsan
+
+        environment = dict(os.environ)
+        environment.update(variables)
+        paths = [os.path.dirname(os.path.abspath(gilsan.__file__))]
+        paths += [entry for entry in environment.get("PYTHONPATH", "").split(os.pathsep) if entry]
+        environment["PYTHONPATH"] = os.pathsep.join(paths)
+        return environment
 
 
 def gilsan_executable(config):
@@ -100,21 +149,16 @@ class ChildReports:
 
 
 class Supervisor:
-    """Parent mode: runs each test in a child under gilsan and reports what happened to it."""
+    """Parent mode with --gilsan-isolate=test: runs each test in a child under gilsan and reports what
+    happened to it."""
 
-    def __init__(self, config):
+    def __init__(self, config, settings):
         self.config = config
-        self.reports_mode = config.getoption("gilsan_reports") or config.getini("gilsan_reports")
-        if self.reports_mode not in ("fail", "warn"):
-            raise pytest.UsageError(f"gilsan_reports must be fail or warn, not {self.reports_mode!r}")
-        self.driver = config.getoption("gilsan_driver") or config.getini("gilsan_driver")
-        if self.driver not in ("auto", "real", "sim"):
-            raise pytest.UsageError(f"gilsan_driver must be auto, real or sim, not {self.driver!r}")
-        try:
-            self.timeout = float(config.getoption("gilsan_timeout") or config.getini("gilsan_timeout"))
-        except ValueError as error:
-            raise pytest.UsageError(f"gilsan_timeout must be a number of seconds: {error}") from None
-        self.executable = gilsan_executable(config)
+        self.settings = settings
+        self.reports_mode = settings.reports_mode
+        self.driver = settings.driver
+        self.timeout = settings.timeout
+        self.executable = settings.executable
 
     @pytest.hookimpl(tryfirst=True)
     def pytest_runtest_protocol(self, item, nextitem):
@@ -137,15 +181,7 @@ class Supervisor:
         return command
 
     def child_environment(self, result_path):
-        import gilsan
-
-        environment = dict(os.environ)
-        environment[RESULT_VARIABLE] = result_path
-        # The child's interpreter imports this plugin (and the extension) from where the parent did.
-        paths = [os.path.dirname(os.path.abspath(gilsan.__file__))]
-        paths += [entry for entry in environment.get("PYTHONPATH", "").split(os.pathsep) if entry]
-        environment["PYTHONPATH"] = os.pathsep.join(paths)
-        return environment
+        return self.settings.child_environment({RESULT_VARIABLE: result_path})
 
     def run_child(self, item, folder):
         json_path = os.path.join(folder, "gilsan.json")
@@ -242,13 +278,15 @@ def describe(document, fallback):
     return "\n\n".join(part.rstrip() for part in parts)
 
 
-def failed_report(item, text, child_reports):
+def failed_report(item, text, child_reports, duration=0.0):
     """Setup, call and teardown of the test, the call failed with text: a run that hung or crashed has
-    no reports of its later phases, and pytest's reporters (JUnit's among them) expect all three."""
+    no reports of its later phases, and pytest's reporters (JUnit's among them) expect all three.
+    `duration`: the call's, in seconds (a hang's: from the test's start until gilsan named it)."""
     keywords = {name: 1 for name in item.keywords}
 
     def phase(when, outcome, longrepr):
-        return pytest.TestReport(item.nodeid, item.location, keywords, outcome, longrepr, when)
+        return pytest.TestReport(item.nodeid, item.location, keywords, outcome, longrepr, when,
+                                 duration=duration if when == "call" else 0.0)
 
     earlier = "\n\n".join(str(report.longrepr) for report in child_reports if report.failed and report.longrepr)
     if earlier:

@@ -1,7 +1,17 @@
 """Tests that check_plugin.py runs under `pytest -p gilsan.pytest` with the reference gilsan module:
 each ends a known way, and check_plugin.py says what the plugin must make of it. The file is named
 cases_*.py so that a plain `pytest tests/` does not collect a test that hangs."""
+import os
+import time
+
 import gilsan
+
+
+def record_process():
+    """Appends this process's id to $GILSAN_CASES_PIDS: check_plugin.py tells from it which tests shared a child."""
+    if os.environ.get("GILSAN_CASES_PIDS"):
+        with open(os.environ["GILSAN_CASES_PIDS"], "a", encoding="utf-8") as stream:
+            stream.write(f"{os.getpid()}\n")
 
 
 def test_clean():
@@ -11,6 +21,17 @@ def test_clean():
     gilsan.host_launch(stream, ran.append, "ran")
     stream.synchronize()
     assert ran == ["ran"]
+    record_process()
+
+
+def test_clean_again():
+    """Passes, as test_clean; in the plugin's session mode in the same child as test_clean."""
+    stream = gilsan.Stream()
+    ran = []
+    gilsan.host_launch(stream, ran.append, "again")
+    stream.synchronize()
+    assert ran == ["again"]
+    record_process()
 
 
 def test_gil_held_synchronize_deadlock():
@@ -44,3 +65,18 @@ def test_callback_makes_cuda_call():
 def test_fails_by_itself():
     """Fails on its own assertion, which the plugin must pass on unchanged."""
     assert 1 + 1 == 3, "the test's own failure"
+
+
+def test_slow():
+    """Runs past a short --gilsan-timeout without a hang the watchdog could name (only with $GILSAN_CASES_SLOW)."""
+    if not os.environ.get("GILSAN_CASES_SLOW"):
+        return
+    time.sleep(60)
+
+
+def test_zz_leaves_a_host_function_behind():
+    """Passes, but leaves a host function behind long device work: it never runs, and the sanitizer
+    reports it lost when the process ends (named zz so that it runs last)."""
+    stream = gilsan.Stream()
+    stream.work(1500)
+    gilsan.host_launch(stream, print, "never: the process ends first")
