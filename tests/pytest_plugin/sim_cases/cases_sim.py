@@ -14,24 +14,24 @@ def record_process():
             stream.write(f"{os.getpid()}\n")
 
 
-def test_clean():
-    """Passes: the host function runs while the main thread waits without the GIL."""
+def launch_and_wait(value):
+    """One host function, the main thread waiting for it without the GIL; records this process."""
     stream = gilsan.Stream()
     ran = []
-    gilsan.host_launch(stream, ran.append, "ran")
+    gilsan.host_launch(stream, ran.append, value)
     stream.synchronize()
-    assert ran == ["ran"]
+    assert ran == [value]
     record_process()
+
+
+def test_clean():
+    """Passes: the host function runs while the main thread waits without the GIL."""
+    launch_and_wait("ran")
 
 
 def test_clean_again():
     """Passes, as test_clean; in the plugin's session mode in the same child as test_clean."""
-    stream = gilsan.Stream()
-    ran = []
-    gilsan.host_launch(stream, ran.append, "again")
-    stream.synchronize()
-    assert ran == ["again"]
-    record_process()
+    launch_and_wait("again")
 
 
 def test_gil_held_synchronize_deadlock():
