@@ -84,13 +84,15 @@ for mode in "${modes[@]}"; do
       if ((wants_asan)); then start_background_build asan "${asan_build[@]}"; fi
       # The peers (cuda.core, cuda.bindings, CuPy) for the conformance tests on the simulated driver.
       peers=$(ci/peers-venv.sh build-peers)
+      # Their newest releases, for the outcomes a new release changes (tests/runner/check_peer_versions.py).
+      peers_newest=$(ci/pinned-venv.sh build-peers-newest ci/peers-newest-requirements.txt)
       # jsonschema and the SARIF 2.1.0 schema for the report-format checks (ci/schema-requirements.txt).
       schemas=$(ci/pinned-venv.sh build-schemas ci/schema-requirements.txt)
       # pytest for the pytest plugin's test (ci/pytest-requirements.txt).
       pytest_venv=$(ci/pinned-venv.sh build-pytest ci/pytest-requirements.txt)
       # Line tables only (-g1): symbolized stacks at a smaller compile and link time than -g.
       ci/build.sh build "-DCMAKE_CXX_FLAGS_RELWITHDEBINFO=-O2 -g1 -DNDEBUG" "-DCMAKE_C_FLAGS_RELWITHDEBINFO=-O2 -g1 -DNDEBUG" \
-        "-DGILSAN_PEERS_VENV=$peers" "-DGILSAN_SCHEMA_VENV=$schemas" \
+        "-DGILSAN_PEERS_VENV=$peers" "-DGILSAN_PEERS_NEWEST_VENV=$peers_newest" "-DGILSAN_SCHEMA_VENV=$schemas" \
         "-DGILSAN_PYTEST_VENV=$pytest_venv"
       if ((wants_tidy)); then
         tidy_log=$(mktemp "${TMPDIR:-/tmp}/gilsan-ci-tidy-XXXXXX")

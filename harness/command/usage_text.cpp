@@ -69,7 +69,8 @@ bench   measures host_launch against the raw driver and its peers, medians of in
   --markdown     also write the conformance report as Markdown: platform, packages, the matrix, what
                  each implementation gets wrong, why runs were skipped (docs/conformance.md)
   --compare      (merge, repeatable) the same catalogue's results on another driver or driver version
-                 (sim and real, or real 580 and real 590): the Markdown report adds where they differ
+                 (sim and real, or real 580 and real 590), or with other releases of the implementations:
+                 the Markdown report adds where they differ
   --impl         the implementations conformance scenarios run against: reference, cupy, cuda-core,
                  cuda-bindings, numba-cuda, or package.module:Class of your own (default: the five;
                  one that is not installed is skipped with the reason)

@@ -58,13 +58,30 @@ std::string side_label(const std::string& driver, const std::vector<ScenarioResu
   return label;
 }
 
-// Runs of `results` and `compared` that both drivers ran (neither skipped) and that ended differently.
+std::string joined(const std::vector<std::string>& items) {
+  std::string text;
+  for (const std::string& item : items) text += (text.empty() ? "" : ", ") + item;
+  return text;
+}
+
+// Runs of `results` and `compared` that both sides ran (neither skipped) and that ended differently.
 std::string differences(const std::vector<ScenarioResult>& results, const std::string& driver,
                         const ComparedRun& compared) {
   const bool same_kind = driver == compared.driver;
-  const bool by_gilsan = same_kind && reported_driver_version(results) == reported_driver_version(compared.results);
-  const std::string ours = side_label(driver, results, same_kind, by_gilsan);
-  const std::string theirs = side_label(compared.driver, compared.results, same_kind, by_gilsan);
+  const bool same_driver = same_kind && reported_driver_version(results) == reported_driver_version(compared.results);
+  // One driver and one gilsan on both sides (check_comparable let them through): the implementations'
+  // releases tell them apart, a peer's update.
+  const bool by_packages = same_driver && reported_gilsan_version(results) == reported_gilsan_version(compared.results);
+  const bool by_gilsan = same_driver && !by_packages;
+  std::string ours = side_label(driver, results, same_kind, by_gilsan);
+  std::string theirs = side_label(compared.driver, compared.results, same_kind, by_gilsan);
+  std::string heading = "\n## Where the " + ours + " and the " + theirs + " driver differ\n\n";
+  if (by_packages) {
+    ours = joined(packages_only_in(results, compared.results));
+    theirs = joined(packages_only_in(compared.results, results));
+    heading = "\n## Where " + ours + " and " + theirs + " differ (" + side_label(driver, results, true, false) +
+              " driver)\n\n";
+  }
   std::map<std::pair<std::string, std::string>, const ScenarioResult*> other;
   for (const ScenarioResult& result : compared.results)
     if (result.implementation) other[{result.scenario, *result.implementation}] = &result;
@@ -80,8 +97,8 @@ std::string differences(const std::vector<ScenarioResult>& results, const std::s
     rows += "| " + result.scenario + " | " + *result.implementation + " | `" + result.outcome.to_string() + "` | `" +
             found->second->outcome.to_string() + "` |\n";
   }
-  std::string text = "\n## Where the " + ours + " and the " + theirs + " driver differ\n\n" +
-                     std::to_string(both) + " runs ran on both drivers (skipped or void on either side: not compared); ";
+  std::string text = heading + std::to_string(both) + " runs ran on both " + (by_packages ? "sides" : "drivers") +
+                     " (skipped or void on either side: not compared); ";
   if (rows.empty()) return text + "every one ended the same way.\n";
   return text + "these did not:\n\n| scenario | implementation | " + ours + " | " + theirs + " |\n" +
          "| --- | --- | --- | --- |\n" + rows;

@@ -20,8 +20,10 @@ struct ComparedRun {
 
 // `driver` is the kind the runs used (real, sim); `command` the command line that made the results,
 // shown so that a reader can run it again. With `compared`, a last section lists the runs whose outcome
-// differs between the two drivers (runs skipped on either side are not compared); where both are of
-// one kind, its heading and columns name each side's driver version ("real 580.159.04").
+// differs between the two sides (runs skipped on either side are not compared); where both are of
+// one kind, its heading and columns name each side's driver version ("real 580.159.04"), or its gilsan,
+// or, where driver and gilsan are the same, the implementations' packages only one side ran
+// ("cuda-core 1.2.0" against "cuda-core 1.2.2").
 std::string conformance_markdown(const std::vector<ScenarioResult>& results, const std::string& driver,
                                  const std::string& command, const ComparedRun* compared = nullptr);
 

@@ -1,6 +1,8 @@
 #include "harness/reports/suite_merge.h"
 
+#include <algorithm>
 #include <fstream>
+#include <iterator>
 #include <nlohmann/json.hpp>
 #include <set>
 #include <sstream>
@@ -141,6 +143,30 @@ std::string reported_driver_version(const std::vector<ScenarioResult>& results) 
   return "";
 }
 
+std::vector<std::string> reported_packages(const std::vector<ScenarioResult>& results) {
+  std::set<std::string> packages;
+  for (const ScenarioResult& result : results) {
+    if (!result.run.report.implementation_version) continue;
+    const std::string& listed = *result.run.report.implementation_version;
+    for (std::size_t start = 0; start < listed.size();) {
+      const std::size_t end = listed.find(", ", start);
+      const std::string package = listed.substr(start, end == std::string::npos ? std::string::npos : end - start);
+      if (!package.empty()) packages.insert(package);
+      start = end == std::string::npos ? listed.size() : end + 2;
+    }
+  }
+  return {packages.begin(), packages.end()};
+}
+
+std::vector<std::string> packages_only_in(const std::vector<ScenarioResult>& results,
+                                          const std::vector<ScenarioResult>& other) {
+  const std::vector<std::string> ours = reported_packages(results);
+  const std::vector<std::string> theirs = reported_packages(other);
+  std::vector<std::string> only;
+  std::set_difference(ours.begin(), ours.end(), theirs.begin(), theirs.end(), std::back_inserter(only));
+  return only;
+}
+
 void check_comparable(const ComparedRun& compared, const std::string& driver, const std::vector<ScenarioResult>& results) {
   if (compared.driver != driver) return;
   // One kind of driver on both sides: only their driver versions can tell the two runs apart.
@@ -150,8 +176,10 @@ void check_comparable(const ComparedRun& compared, const std::string& driver, co
   const std::string our_gilsan = reported_gilsan_version(results);
   const std::string their_gilsan = reported_gilsan_version(compared.results);
   if (ours == theirs && !our_gilsan.empty() && !their_gilsan.empty() && our_gilsan != their_gilsan) return;
-  const std::string lacking =
-      "needs results of another driver, driver version or gilsan: both are of the " + driver + " driver";
+  // The same driver and gilsan with other releases of the implementations: a peer update.
+  if (ours == theirs && our_gilsan == their_gilsan && !packages_only_in(results, compared.results).empty()) return;
+  const std::string lacking = "needs results of another driver, driver version, gilsan or implementation "
+                              "versions: both are of the " + driver + " driver";
   if (ours.empty() && theirs.empty()) throw std::runtime_error(lacking + ", and neither names its driver version");
   if (ours.empty() || theirs.empty())
     throw std::runtime_error(lacking + ", and the " + (ours.empty() ? "merged" : "--compare") +

@@ -50,9 +50,18 @@ std::string reported_driver_version(const std::vector<ScenarioResult>& results);
 // the results file said it).
 std::string reported_gilsan_version(const std::vector<ScenarioResult>& results);
 
+// The packages (name and version, "cuda-core 1.2.0") that the implementations of `results` reported
+// (ScenarioReport::implementation_version, e.g. "cuda-core 1.2.0, cuda-bindings 13.3.1"), sorted, each once.
+std::vector<std::string> reported_packages(const std::vector<ScenarioResult>& results);
+// Those of `results` that `other` did not report: what tells a run of the pinned peers from one of their
+// newest releases, e.g. {"cuda-bindings 13.3.1", "cuda-core 1.2.0"}.
+std::vector<std::string> packages_only_in(const std::vector<ScenarioResult>& results,
+                                          const std::vector<ScenarioResult>& other);
+
 // gilsan merge --compare: whether `compared` may be compared with `results` of the `driver` kind. It
 // must be of another kind of driver, of the same kind with another driver version (a driver update),
-// or of the same driver run by another gilsan (a gilsan update): a run that cannot be told apart from
+// of the same driver run by another gilsan (a gilsan update), or of the same driver and gilsan with
+// other versions of the implementations (a peer's new release): a run that cannot be told apart from
 // the other would make a table of nothing. Throws
 // std::runtime_error with one line saying what "--compare " lacks ("needs results of another driver
 // or driver version: both are of the real driver 580.159.04").

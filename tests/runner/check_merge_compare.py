@@ -64,7 +64,33 @@ def main():
         if len(rows) != 1:
             fail(f"the comparison lists {len(rows)} runs, expected the one that differs:\n{comparison}")
 
-        lacking = "--compare needs results of another driver, driver version or gilsan: both are of the real driver"
+        # The same driver and gilsan with another release of an implementation: a peer's update.
+        newer_release = os.path.join(work, "newer-release.json")
+        with open(older, encoding="utf-8") as stream:
+            document = json.load(stream)
+        changed = 0
+        for result in document["results"]:
+            if result.get("implementation") == "cupy" and result.get("implementation_version"):
+                result["implementation_version"] = result["implementation_version"].replace("14.2.0", "14.3.0")
+                changed += 1
+            if result["scenario"].endswith("borrowed_stream.py") and result.get("implementation") == "cupy":
+                result["outcome"], result["status"] = "deadlock:gil-driver-inversion", "failed"
+        with open(newer_release, "w", encoding="utf-8") as stream:
+            json.dump(document, stream)
+        if not changed:
+            fail(f"{older} has no cupy run with its version: the release check would compare nothing")
+        merge(gilsan, [older, "--compare", newer_release, "--markdown", markdown], 0)
+        with open(markdown, encoding="utf-8") as stream:
+            text = stream.read()
+        for expected in ("## Where cupy-cuda13x 14.2.0 and cupy-cuda13x 14.3.0 differ (real 580.159.04 driver)\n",
+                         "| scenario | implementation | cupy-cuda13x 14.2.0 | cupy-cuda13x 14.3.0 |\n",
+                         "| scenarios/conformance/contract/borrowed_stream.py | cupy | `pass` | "
+                         "`deadlock:gil-driver-inversion` |\n"):
+            if expected not in text:
+                fail(f"the releases' comparison lacks {expected!r}:\n{text[text.find('## Where'):]}")
+
+        lacking = ("--compare needs results of another driver, driver version, gilsan or implementation versions: "
+                   "both are of the real driver")
         refused(gilsan, [older, "--compare", older], markdown + ".same", f"{lacking} 580.159.04")
         refused(gilsan, [older, "--compare", no_platform], markdown + ".unknown",
                 f"{lacking}, and the --compare results name no driver version in their platform")

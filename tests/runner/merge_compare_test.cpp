@@ -59,7 +59,8 @@ TEST(MergeCompare, TwoVersionsOfTheRealDriverAreComparedAndLabelledByVersion) {
 }
 
 TEST(MergeCompare, RunsThatCannotBeToldApartAreRefused) {
-  const std::string lacking = "needs results of another driver, driver version or gilsan: both are of the real driver";
+  const std::string lacking =
+      "needs results of another driver, driver version, gilsan or implementation versions: both are of the real driver";
   EXPECT_EQ(refusal(compared(kOlder), "real", read(kOlder)), lacking + " 580.159.04");
   std::vector<ScenarioResult> unnamed = read(kOlder);
   for (ScenarioResult& result : unnamed) result.run.report.platform = "NVIDIA H200, CUDA driver API 13.0";
@@ -80,6 +81,25 @@ TEST(MergeCompare, TwoGilsansOnOneDriverAreComparedAndLabelledByGilsan) {
   // One gilsan on both sides tells nothing apart.
   for (ScenarioResult& result : after.results) result.gilsan_version = "0.1.0+g1111111";
   EXPECT_NE(refusal(after, "real", before), "");
+}
+
+// One driver and one gilsan, another release of a peer: compared, each side labelled by the packages
+// only it ran, in a heading of their own.
+TEST(MergeCompare, TwoReleasesOfAPeerAreComparedAndLabelledByTheirPackages) {
+  const std::vector<ScenarioResult> pinned = read(kOlder);
+  ComparedRun newest = compared(kOlder);
+  for (ScenarioResult& result : newest.results) {
+    if (result.run.report.implementation_version == "cupy-cuda13x 14.2.0")
+      result.run.report.implementation_version = "cupy-cuda13x 14.3.0";
+  }
+  EXPECT_EQ(packages_only_in(pinned, newest.results), std::vector<std::string>{"cupy-cuda13x 14.2.0"});
+  newest.results.back().outcome = Outcome{OutcomeKind::Exception, "KeyError"};
+  ASSERT_EQ(refusal(newest, "real", pinned), "");
+  const std::string text = conformance_markdown(pinned, "real", "gilsan merge", &newest);
+  EXPECT_NE(text.find("## Where cupy-cuda13x 14.2.0 and cupy-cuda13x 14.3.0 differ (real 580.159.04 driver)\n"),
+            std::string::npos) << text;
+  EXPECT_NE(text.find("| scenario | implementation | cupy-cuda13x 14.2.0 | cupy-cuda13x 14.3.0 |\n"),
+            std::string::npos) << text;
 }
 
 // A results file says which gilsan wrote it, and merging keeps it.
