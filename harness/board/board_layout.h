@@ -22,7 +22,7 @@
 namespace gilsan::board {
 
 inline constexpr std::uint64_t kMagic = 0x31426e61736c6967ULL;  // "gilsanB1" read little-endian
-inline constexpr std::uint32_t kLayoutVersion = 2;
+inline constexpr std::uint32_t kLayoutVersion = 3;
 
 inline constexpr std::size_t kMaxThreads = 256;
 inline constexpr std::size_t kMaxCallDepth = 4;          // nested driver-call records (several writers)
@@ -147,6 +147,9 @@ struct alignas(64) ThreadSlot {
   LockSlot waiting_lock;
   std::atomic<std::uint32_t> held_lock_count;
   LockSlot held_locks[kMaxHeldLocks];
+  // What the program says the thread is doing for its user (set_activity): the test that runs on it,
+  // under the pytest plugin. Empty: nothing said.
+  PackedText<16> activity;
 
   // --- progress: monotonic counters, outside the seqlock ---
   std::atomic<std::uint64_t> progress[kProgressKinds];

@@ -77,6 +77,7 @@ std::optional<ThreadRecord> read_slot(const ThreadSlot& slot) {
     auto held = std::min<std::size_t>(slot.held_lock_count.load(kAcquire), kMaxHeldLocks);
     record.held_locks.clear();
     for (std::size_t i = 0; i < held; ++i) record.held_locks.push_back(copy_lock(slot.held_locks[i]));
+    record.activity = slot.activity.load();
   });
   bool stack_ok = read_consistent(slot.stack_seq, [&] {
     auto count = std::min<std::size_t>(slot.frame_count.load(kAcquire), kMaxFrames);

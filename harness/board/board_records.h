@@ -51,6 +51,7 @@ struct ThreadRecord {
   std::vector<HostFunctionRecord> host_functions;   // outermost first
   std::optional<LockRecord> waiting_lock;
   std::vector<LockRecord> held_locks;
+  std::string activity;  // set_activity's text; "" when none
   ProgressCounters progress{};
   // Native stack as raw addresses; frames[0] is the interrupted instruction, the rest are return
   // addresses. stack_signal is 0 when no handler ever wrote one.

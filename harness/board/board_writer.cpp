@@ -111,6 +111,13 @@ void end_host_function() {
   count_progress(slot, ProgressKind::HostFunction);
 }
 
+void set_activity(const char* text) {
+  ThreadSlot* slot = detail::my_slot();
+  if (slot == nullptr) return;
+  SlotWrite write(*slot);
+  slot->activity.store(text != nullptr ? text : "");
+}
+
 void begin_lock_wait(std::uint64_t lock_id, const char* name) {
   ThreadSlot* slot = detail::my_slot();
   if (slot == nullptr) return;

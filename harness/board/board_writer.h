@@ -76,6 +76,10 @@ void end_host_function();  // also counts ProgressKind::HostFunction
 void note_event_recorded(std::uint64_t event, std::uint64_t stream, std::uint64_t context);
 
 // --- user locks (Python or native), for locks a writer knows about ---
+// What the calling thread is doing for the program's user, for the watchdog's report ("pytest
+// tests/test_x.py::test_y"); nullptr or "" says nothing any more. Truncated to 127 bytes.
+void set_activity(const char* text);
+
 void begin_lock_wait(std::uint64_t lock_id, const char* name);
 void end_lock_wait();
 void note_lock_acquired(std::uint64_t lock_id, const char* name);

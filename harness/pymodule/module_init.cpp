@@ -62,6 +62,20 @@ PyObject* module_stats(PyObject*, PyObject*) {
       "native_last_word", s.native_last_word.load());
 }
 
+PyObject* note_activity(PyObject*, PyObject* text) {
+  if (text == Py_None) {
+    observe_activity(nullptr);
+    Py_RETURN_NONE;
+  }
+  const char* utf8 = PyUnicode_Check(text) ? PyUnicode_AsUTF8(text) : nullptr;
+  if (utf8 == nullptr) {
+    if (!PyErr_Occurred()) PyErr_SetString(PyExc_TypeError, "note_activity(text): text must be a str or None");
+    return nullptr;
+  }
+  observe_activity(utf8);
+  Py_RETURN_NONE;
+}
+
 PyObject* release_deferred(PyObject*, PyObject*) {
   run_deferred_releases();
   Py_RETURN_NONE;
@@ -100,6 +114,9 @@ PyMethodDef kModuleMethods[] = {
      "context_synchronize(*, hold_gil=False): waits for all work of the current context."},
     {"native_test_functions", native_test_functions, METH_NOARGS,
      "Addresses of the module's native CUhostFn test functions: increment_u64, record_u64."},
+    {"note_activity", note_activity, METH_O,
+     "note_activity(text): what the calling thread does for the user (e.g. the test it runs), shown with the thread "
+     "in the watchdog's report under gilsan run; None or \"\" clears it."},
     {"_stats", module_stats, METH_NOARGS, "Counters of host functions and owned callables, for tests."},
     {"_release_deferred", release_deferred, METH_NOARGS,
      "Releases now what driver threads handed over (otherwise done at the next eval breaker)."},

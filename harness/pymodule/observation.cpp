@@ -93,6 +93,8 @@ void observe_driver_opened(bool simulated, const char* library) {
   if (const GilsanSanitizerHooks* hooks = sanitizer()) hooks->driver_opened(simulated ? 1 : 0, library);
 }
 
+void observe_activity(const char* text) { board::set_activity(text); }
+
 void observe_interpreter_finalizing() {
   board::set_interpreter_finalizing();
   if (const GilsanSanitizerHooks* hooks = sanitizer()) hooks->interpreter_finalizing();

@@ -34,6 +34,9 @@ void observe_module_imported();
 void observe_driver_opened(bool simulated, const char* library);
 // The interpreter is shutting down (the module's atexit hook): host functions can no longer count on it.
 void observe_interpreter_finalizing();
+// What the calling thread does for the program's user, as the program says it (gilsan.note_activity):
+// the watchdog's report shows it with the thread. Null or empty: nothing any more.
+void observe_activity(const char* text);
 
 // Around each driver call, entered after the GIL was released (or kept, for hold_gil=True).
 void observe_call_enter(const char* entry_point, const DriverCallTarget& target);

@@ -81,6 +81,7 @@ json thread_json(const HangReport& report, const ThreadSnapshot& thread) {
     json held = json::array();
     for (const board::LockRecord& lock : facts->held_locks) held.push_back({{"id", hex(lock.id)}, {"name", lock.name}});
     out["held_locks"] = held;
+    out["activity"] = facts->activity.empty() ? json(nullptr) : json(facts->activity);
   }
   json native = json::array();
   for (const NativeFrame& frame : thread.native_stack) {

@@ -93,6 +93,7 @@ void write_thread(std::ostream& out, const HangReport& report, const ThreadSnaps
   if (thread.proc) out << " '" << thread.proc->comm << "', " << describe_kernel_state(*thread.proc);
   out << "\n";
   if (facts != nullptr) {
+    if (!facts->activity.empty()) out << "    activity: " << facts->activity << "\n";
     if (facts->gil.state != board::GilState::Unknown) {
       out << "    GIL: " << board::to_string(facts->gil.state) << " (" << (facts->gil.inferred ? "inferred: " : "")
           << facts->gil.source << ")\n";

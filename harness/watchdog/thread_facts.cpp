@@ -73,6 +73,7 @@ ThreadFacts derive_thread(const ThreadSnapshot& thread, std::vector<std::string>
     facts.role_context = record->role_context;
     facts.waiting_lock = record->waiting_lock;
     facts.held_locks = record->held_locks;
+    facts.activity = record->activity;
     facts.host_function = merge_host_functions(*record);
     if (!record->calls.empty()) {
       const board::CallRecord& call = record->calls.back();

@@ -52,6 +52,7 @@ struct ThreadFacts {
   bool python_thread = false;  // has a Python stack or a Python role
   std::optional<board::LockRecord> waiting_lock;
   std::vector<board::LockRecord> held_locks;
+  std::string activity;  // what the program said the thread does (board::set_activity); "" when nothing
 
   // "thread 12345 (main)"
   std::string label() const;

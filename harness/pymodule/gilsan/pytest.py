@@ -140,6 +140,16 @@ class ChildReports:
         self.config = config
         self.path = path
 
+    def pytest_runtest_logstart(self, nodeid, location):
+        import gilsan
+
+        gilsan.note_activity(f"pytest {nodeid}")  # on the board: a hang's report names the test
+
+    def pytest_runtest_logfinish(self, nodeid, location):
+        import gilsan
+
+        gilsan.note_activity(None)
+
     @pytest.hookimpl(trylast=True)
     def pytest_runtest_logreport(self, report):
         document = self.config.hook.pytest_report_to_serializable(config=self.config, report=report)

@@ -11,13 +11,17 @@ tests itself.
 
 The sanitizer is the injected one (``gilsan run`` sets CUDA_INJECTION64_PATH); its JSON report
 (GILSAN_REPORT) is rewritten and its text report (GILSAN_SANITIZER_TEXT) appended after every report,
-so what a test added is what was there after it and not before.
+so what a test added is what was there after it and not before. The test's node id is also on the
+board (gilsan.note_activity) while it runs, so the watchdog's report of a hang names it beside the
+thread that ran it.
 """
 
 import json
 import os
 
 import pytest
+
+import gilsan
 
 # Set by the parent: the folder that holds the two FIFOs, "commands" and "results".
 WORKER_VARIABLE = "GILSAN_PYTEST_WORKER"
@@ -116,7 +120,10 @@ class SessionWorker:
             nextitem = items.get(command.get("next") or "")
             self.send({"event": "start", "nodeid": item.nodeid})
             before = self.sanitizer.mark()
+            # On the board: a hang's report names the test with the thread that ran it.
+            gilsan.note_activity(f"pytest {item.nodeid}")
             item.config.hook.pytest_runtest_protocol(item=item, nextitem=nextitem)
+            gilsan.note_activity(None)
             self.send({"event": "finish", "nodeid": item.nodeid, "sanitizer": self.sanitizer.since(before)})
         return True  # the loop is ours: pytest must not run the collected items again
 
