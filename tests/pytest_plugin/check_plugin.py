@@ -7,7 +7,9 @@ report and the tests after it still run, a host function that calls CUDA fails (
 and nothing the session started is left running, nothing left in its temporary folder. On the sim
 cases, also: the session's tests share one child until a hang replaces it; a test that runs past
 --gilsan-timeout fails and the next one runs; a report made only when the child ends (a host function
-left behind) is shown at the end of the session and fails it.
+left behind) is shown at the end of the session and fails it; a test that ends the process is not
+blamed for an earlier test's report; the cache plugin's options in PYTEST_ADDOPTS reach the child; and
+with pytest-xdist (-n 2) every test ends the same.
 
 Exit status: 0 all as expected, 1 not, 77 skipped (no pytest in the interpreter, or no CuPy for the
 CuPy cases; the reason is printed).
@@ -35,9 +37,9 @@ EXPECTED = {
 # The sim cases' others, by mode: a host function left behind is reported when the child ends, which
 # is the test's own end only when it has a child of its own.
 SIM_EXPECTED = {
-    "session": {"test_clean_again": ("passed", []), "test_slow": ("passed", []),
+    "session": {"test_clean_again": ("passed", []), "test_slow": ("passed", []), "test_exits_the_process": ("passed", []),
                 "test_zz_leaves_a_host_function_behind": ("passed", [])},
-    "test": {"test_clean_again": ("passed", []), "test_slow": ("passed", []),
+    "test": {"test_clean_again": ("passed", []), "test_slow": ("passed", []), "test_exits_the_process": ("passed", []),
              "test_zz_leaves_a_host_function_behind": ("failed", ["got report:host-function-lost-at-exit"])},
 }
 LEFTOVER_HEADING = "reports made when a session's child ended"
@@ -61,7 +63,7 @@ def session_processes(session):
     return left
 
 
-def run_pytest(args, cases, extra, variables=None):
+def run_pytest(args, cases, extra, variables=None, cache=False):
     """One pytest session, in a session of its own and with its own TMPDIR; returns (junit root, output,
     problems, exit status)."""
     with tempfile.TemporaryDirectory(prefix="gilsan-plugin-check-") as folder:
@@ -73,7 +75,7 @@ def run_pytest(args, cases, extra, variables=None):
         timeout = [] if any(option.startswith("--gilsan-timeout") for option in extra) else \
             [f"--gilsan-timeout={TEST_TIMEOUT_SECONDS}"]
         command = [args.python, "-m", "pytest", "-p", "gilsan.pytest", f"--gilsan-driver={args.driver}",
-                   *timeout, "-p", "no:cacheprovider", "--rootdir", cases,
+                   *timeout, *([] if cache else ["-p", "no:cacheprovider"]), "--rootdir", cases,
                    f"--junitxml={junit}", "-rA",
                    # cases_*.py, not test_*.py: a plain `pytest tests/` must not collect a test that hangs.
                    "-o", "python_files=cases_*.py", cases] + extra
@@ -190,6 +192,22 @@ def check_session_only(args, cases):
                 problems.append(f"a report made when the child ended: pytest's output lacks {text!r}")
         if status != 1:
             problems.append(f"a report made when the child ended: pytest exited {status}, not 1")
+    # A test that ends the process after another test's sanitizer report: its failure says how the child
+    # ended, not the earlier report (which outranks an exit in gilsan's outcome of the whole child).
+    root, output, run_problems, _ = run_pytest(args, cases, ["-k", "callback_makes_cuda_call or exits_the_process"],
+                                               {"GILSAN_CASES_EXIT": "1"})
+    problems += run_problems
+    if root is not None:
+        found = outcomes(root)
+        check(found, {"test_callback_makes_cuda_call": EXPECTED["test_callback_makes_cuda_call"],
+                      "test_exits_the_process": ("failed", ["the session's child exited (status 0)"])}, problems)
+        if "cuda-call-in-host-function" in found.get("test_exits_the_process", ("", ""))[1]:
+            problems.append("test_exits_the_process is blamed for test_callback_makes_cuda_call's report")
+    # Options of the cache plugin in the ini file's or the environment's addopts reach the child too.
+    root, output, run_problems, _ = run_pytest(args, cases, ["-k", "clean"], {"PYTEST_ADDOPTS": "--ff"}, cache=True)
+    problems += run_problems
+    if root is not None:
+        check(outcomes(root), {"test_clean": ("passed", []), "test_clean_again": ("passed", [])}, problems)
     # pytest-xdist: each worker runs its share in a child of its own; the controller shows what the
     # workers' children reported at their end.
     if subprocess.run([args.python, "-c", "import xdist"], capture_output=True).returncode != 0:

@@ -137,6 +137,8 @@ class ChildReports:
     """Child mode: writes the one test's pytest reports to the parent's file, as they are made."""
 
     def __init__(self, config, path):
+        # Not for pytests this one starts (a test that runs pytest): they are not ours.
+        os.environ.pop(RESULT_VARIABLE, None)
         self.config = config
         self.path = path
 
@@ -182,9 +184,14 @@ class Supervisor:
 
     def child_command(self, item, json_path):
         config = self.config
+        # The test by its file's full path (the child runs where pytest was started, which need not be the
+        # root folder node ids are relative to); the cache in the test's own folder rather than turned off,
+        # so that --lf or --ff in the ini file's addopts still parse.
+        test = str(item.path) + (item.nodeid[item.nodeid.index("::"):] if "::" in item.nodeid else "")
         command = [self.executable, "run", "--driver", self.driver, "--report", "json", "-o", json_path,
                    "--timeout", str(max(1, round(self.timeout))), "--",
-                   sys.executable, "-m", "pytest", item.nodeid, "-p", __name__, "-p", "no:cacheprovider",
+                   sys.executable, "-m", "pytest", test, "-p", __name__, "-p", "no:xdist",
+                   "-o", f"cache_dir={os.path.join(os.path.dirname(json_path), 'cache')}",
                    "-q", "--rootdir", str(config.rootpath)]
         if config.inipath is not None:
             command += ["-c", str(config.inipath)]
@@ -196,7 +203,7 @@ class Supervisor:
     def run_child(self, item, folder):
         json_path = os.path.join(folder, "gilsan.json")
         result_path = os.path.join(folder, "reports.jsonl")
-        process = subprocess.Popen(self.child_command(item, json_path), cwd=str(self.config.rootpath),
+        process = subprocess.Popen(self.child_command(item, json_path), cwd=str(self.config.invocation_params.dir),
                                    env=self.child_environment(result_path), stdin=subprocess.DEVNULL,
                                    stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, errors="replace",
                                    preexec_fn=stop_with_parent)

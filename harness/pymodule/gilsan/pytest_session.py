@@ -14,6 +14,7 @@ at the end of the session, and fail it in fail mode.
 import json
 import os
 import select
+import shutil
 import signal
 import subprocess
 import sys
@@ -29,6 +30,9 @@ from gilsan.pytest_worker import WORKER_VARIABLE
 
 # How often the parent looks whether the child is still there while it waits for its next line.
 POLL_SECONDS = 0.2
+# A child's start and collection, before its first test's --gilsan-timeout begins: each replacement
+# child collects the session's files again.
+STARTUP_SECONDS = 300.0
 
 
 class ChildEnded(Exception):
@@ -41,10 +45,14 @@ class ChildEnded(Exception):
         self.stderr = stderr
 
 
+class ProtocolError(Exception):
+    """The child said something of another test than the one the parent waits for."""
+
+
 class SessionChild:
     """One ``gilsan run`` of the worker: its FIFOs, its process, its temporary folder."""
 
-    def __init__(self, settings, rootpath, inipath):
+    def __init__(self, settings, config):
         self.folder = tempfile.mkdtemp(prefix="gilsan-pytest-")
         self.results = self.results_keeper = self.commands = None
         try:
@@ -59,25 +67,38 @@ class SessionChild:
             self.json_path = os.path.join(self.folder, "gilsan.json")
             self.output_path = os.path.join(self.folder, "output.txt")
             with open(self.output_path, "wb") as output:
+                # In the folder pytest was started in, as the tests expect; node ids come out the same
+                # since the root folder is the parent's.
                 self.process = subprocess.Popen(
-                    worker_command(settings, self.json_path, rootpath, inipath), cwd=str(rootpath),
+                    worker_command(settings, self.json_path, self.folder, config), cwd=str(config.invocation_params.dir),
                     env=settings.child_environment({WORKER_VARIABLE: self.folder}), stdin=subprocess.DEVNULL,
                     stdout=output, stderr=subprocess.STDOUT, preexec_fn=stop_with_parent)
         except BaseException:
             self.close()
             raise
         self.pending = b""
+        self.ready = False  # the child said it has collected
         self.collecting = False  # whether it was told what to collect
         self.asked_ahead = None  # the node id of a test asked for before its turn (ask_ahead)
+        self.poller = select.poll()  # not select(): a descriptor may be past 1023 in a busy process
+        self.poller.register(self.results, select.POLLIN)
         self.text_end = 0  # how far the sanitizer's text was told with a test
         self.reports_told = 0  # how many sanitizer reports were told with a test
 
     def send(self, command):
-        os.write(self.commands, (json.dumps(command) + "\n").encode())
+        # A command is a line of a few hundred bytes and the child reads each before it asks for the next
+        # test, so the pipe never holds more than two: one write, never a wait. (The list of files goes
+        # through a file: it can be longer than the pipe holds.)
+        data = (json.dumps(command) + "\n").encode()
+        while data:
+            data = data[os.write(self.commands, data):]
 
     def collect(self, files):
-        """The child's first command: the files its pytest collects."""
-        self.send({"collect": files})
+        """The child's first command: the files its pytest collects, listed in a file of the folder."""
+        listed = os.path.join(self.folder, "collect.json")
+        with open(listed, "w", encoding="utf-8") as stream:
+            json.dump(files, stream)
+        self.send({"collect": listed})
         self.collecting = True
 
     def next_event(self, deadline):
@@ -95,8 +116,7 @@ class SessionChild:
             if deadline is not None and time.monotonic() >= deadline:
                 raise TimeoutError
             wait = POLL_SECONDS if deadline is None else max(0.0, min(POLL_SECONDS, deadline - time.monotonic()))
-            ready, _, _ = select.select([self.results], [], [], wait)
-            if ready:
+            if self.poller.poll(wait * 1000):
                 self.read_available()
 
     def read_available(self):
@@ -122,16 +142,21 @@ class SessionChild:
         return ChildEnded(read_json(self.json_path), returncode, output)
 
     def stop(self, timeout):
-        """Ends the child (asked, then SIGTERM to gilsan past `timeout`) and removes its folder."""
+        """Ends the child (asked, then SIGTERM to gilsan past `timeout`) and removes its folder. Its lines
+        are read and dropped meanwhile: a test it was asked for ahead may still be running, and would wait
+        on a full pipe for a reader."""
         try:
             if self.process.poll() is None:
                 try:
                     self.send({"stop": True})
                 except OSError:
                     pass
-                try:
-                    self.process.wait(timeout=timeout)
-                except subprocess.TimeoutExpired:
+                deadline = time.monotonic() + timeout
+                while self.process.poll() is None and time.monotonic() < deadline:
+                    if self.poller.poll(POLL_SECONDS * 1000):
+                        self.read_available()
+                    self.pending = b""
+                if self.process.poll() is None:
                     self.terminate()
             return self.ended()
         finally:
@@ -154,15 +179,7 @@ class SessionChild:
         self.remove_folder()
 
     def remove_folder(self):
-        for entry in os.listdir(self.folder):
-            try:
-                os.unlink(os.path.join(self.folder, entry))
-            except OSError:
-                pass
-        try:
-            os.rmdir(self.folder)
-        except OSError:
-            pass
+        shutil.rmtree(self.folder, ignore_errors=True)  # the FIFOs, gilsan's report, the output, the cache
 
 
 class TestRun:
@@ -176,6 +193,10 @@ class TestRun:
         self.unknown = False
         self.started = time.monotonic()  # when the child said the test started (or was asked to run it)
         self.seconds = 0.0  # from then until the test finished or the child ended
+        self.protocol_error = None
+        # Where the child's sanitizer reports stood when it ended: what came after is this test's.
+        self.reports_told = 0
+        self.text_end = 0
 
 
 class SessionSupervisor:
@@ -186,10 +207,14 @@ class SessionSupervisor:
         self.settings = settings
         self.child = None
         self.order = None  # node id -> index in session.items, for ask_ahead
-        self.leftovers = []  # (text, checkers) of reports made when a child ended, after its last test
+        # What came of a child after its last test: (kind, labels, text), kind "reports" (the sanitizer's,
+        # made at its exit; labels: their checkers) or "end" (a hang, crash or stop; labels: gilsan's outcome).
+        self.leftovers = []
 
     @pytest.hookimpl(tryfirst=True)
     def pytest_runtest_protocol(self, item, nextitem):
+        if not self.runs_tests():
+            return None  # --setup-plan, --setup-only: pytest's own protocol, which runs no test
         item.ihook.pytest_runtest_logstart(nodeid=item.nodeid, location=item.location)
         run = self.run_in_child(item, nextitem)
         for report in self.reports_for(item, run):
@@ -210,14 +235,15 @@ class SessionSupervisor:
 
     def start_child(self):
         try:
-            return SessionChild(self.settings, self.config.rootpath, self.config.inipath)
+            return SessionChild(self.settings, self.config)
         except OSError as error:
             raise pytest.UsageError(f"gilsan.pytest: cannot start {self.settings.executable}: {error}") from None
 
     def runs_tests(self):
-        """Whether this process runs tests: not with --collect-only, nor as pytest-xdist's controller."""
+        """Whether this process runs tests: not with --collect-only, --setup-plan or --setup-only, nor as
+        pytest-xdist's controller."""
         option = self.config.option
-        if option.collectonly:
+        if option.collectonly or getattr(option, "setupplan", False) or getattr(option, "setuponly", False):
             return False
         return hasattr(self.config, "workerinput") or not getattr(option, "numprocesses", None)
 
@@ -230,13 +256,18 @@ class SessionSupervisor:
         run = TestRun()
         if child.asked_ahead != item.nodeid:
             child.send({"run": item.nodeid, "next": nextitem.nodeid if nextitem is not None else None})
-        # The first test's time includes the child's start and collection.
-        deadline = time.monotonic() + self.settings.timeout
+        deadline = time.monotonic() + self.settings.timeout + (0.0 if child.ready else STARTUP_SECONDS)
         try:
             while True:
                 event = child.next_event(deadline)
                 kind = event.get("event")
-                if kind == "start":
+                if kind in ("start", "finish", "unknown") and event.get("nodeid") != item.nodeid:
+                    # The two sides' queues disagree: nothing the child says can be trusted for this test.
+                    raise ProtocolError(f"the child answered for {event.get('nodeid')!r}")
+                if kind == "ready":
+                    child.ready = True
+                    deadline = time.monotonic() + self.settings.timeout
+                elif kind == "start":
                     run.started = time.monotonic()
                     deadline = run.started + self.settings.timeout
                     self.ask_ahead(child, item, nextitem)
@@ -258,6 +289,11 @@ class SessionSupervisor:
             run.ended = child.ended()
         except ChildEnded as ended:
             run.ended = ended
+        except ProtocolError as error:
+            run.protocol_error = str(error)
+            child.terminate()
+            run.ended = child.ended()
+        run.reports_told, run.text_end = child.reports_told, child.text_end
         run.seconds = time.monotonic() - run.started
         child.close()
         self.child = None
@@ -267,9 +303,12 @@ class SessionSupervisor:
         """Asks the child for the next test while this one runs, so that it never waits for the parent to
         relay a test's reports. Only where pytest's own loop decides the order (items[i + 1] after
         items[i]): a pytest-xdist worker is handed its tests as it goes, and a wrong guess of the test
-        after the next would tear fixtures down in the wrong place; and not with --maxfail or -x, where
-        the parent may stop before the next test."""
-        if nextitem is None or self.config.option.maxfail or hasattr(self.config, "workerinput"):
+        after the next would tear fixtures down in the wrong place; and not with --maxfail, -x or --sw,
+        where the parent may stop before the next test. (A plugin that stops the session otherwise finds
+        the next test run by then; stop() reads what it says.)"""
+        option = self.config.option
+        if (nextitem is None or option.maxfail or getattr(option, "stepwise", False) or
+                getattr(option, "stepwise_skip", False) or hasattr(self.config, "workerinput")):
             return
         if self.order is None:
             self.order = {candidate.nodeid: index for index, candidate in enumerate(item.session.items)}
@@ -300,27 +339,51 @@ class SessionSupervisor:
         return failed_report(item, text, run.reports)
 
     def ended_text(self, item, run):
-        ended = run.ended
-        if run.timed_out:
-            head = (f"gilsan: the test ran past --gilsan-timeout ({self.settings.timeout:g} s); gilsan was stopped "
-                    "with it")
-            return head + ("\n\n" + describe(ended.gilsan, None) if ended.gilsan else "")
-        if ended.gilsan is None:
-            return (f"gilsan did not finish the session's child (exit status {ended.returncode}) while this "
-                    f"test ran:\n{ended.stderr}")
-        return describe(ended.gilsan, f"(the session's child ended while {item.nodeid} ran)")
+        """Why the child ended during `item`. gilsan's outcome is the whole child's, in which an earlier
+        test's sanitizer report outranks an exit: only what came after the earlier tests is this one's."""
+        ended, document = run.ended, run.ended.gilsan
+        parts = []
+        if run.protocol_error:
+            parts.append(f"gilsan.pytest: {run.protocol_error} while this test ran; the child was replaced")
+        elif run.timed_out:
+            parts.append(f"gilsan: the test ran past --gilsan-timeout ({self.settings.timeout:g} s); gilsan was "
+                         "stopped with it")
+        if document is None:
+            parts.append(f"gilsan did not finish the session's child (exit status {ended.returncode}) while this "
+                         f"test ran:\n{ended.stderr}")
+            return "\n\n".join(parts)
+        outcome = document.get("outcome") or ""
+        if outcome == "pass" or outcome.startswith(("exit:", "report:")):
+            status = (document.get("exit") or {}).get("status")
+            parts.append(f"gilsan: the session's child exited (status {status}) while this test ran: a test must "
+                         "not end the process")
+        else:
+            parts.append(describe(document, f"(the session's child ended while {item.nodeid} ran)"))
+        sanitizer = document.get("sanitizer") or {}
+        if len(sanitizer.get("checkers") or []) > run.reports_told:
+            text = (sanitizer.get("text") or "").encode()[run.text_end:].decode("utf-8", "replace").rstrip()
+            parts.append("the sanitizer's reports made while this test ran:\n" + text)
+        return "\n\n".join(parts)
 
     def finish_child(self):
         if self.child is None:
             return
         child, self.child = self.child, None
         ended = child.stop(self.settings.timeout)
-        sanitizer = (ended.gilsan or {}).get("sanitizer") or {}
+        document = ended.gilsan or {}
+        sanitizer = document.get("sanitizer") or {}
         checkers = sanitizer.get("checkers") or []
         if len(checkers) > child.reports_told:
             # Made at the child's exit (a host function lost, a callable kept): no test was running.
             text = (sanitizer.get("text") or "").encode()[child.text_end:].decode("utf-8", "replace")
-            self.leftovers.append((text.rstrip(), checkers[child.reports_told:]))
+            self.leftovers.append(("reports", checkers[child.reports_told:], text.rstrip()))
+        outcome = document.get("outcome") or ""
+        if ended.gilsan is None or not (outcome == "pass" or outcome.startswith(("exit:", "report:"))):
+            # The child hung, crashed or was stopped after its last test (an atexit hook, the interpreter's
+            # end): no test owns it, and it must not pass unseen.
+            text = (describe(document, None) if ended.gilsan is not None else
+                    f"gilsan did not finish the session's child (exit status {ended.returncode}):\n{ended.stderr}")
+            self.leftovers.append(("end", [outcome or "no report from gilsan"], text.rstrip()))
 
     @pytest.hookimpl(tryfirst=True)
     def pytest_sessionfinish(self, session):
@@ -328,22 +391,28 @@ class SessionSupervisor:
         workeroutput = getattr(self.config, "workeroutput", None)
         if workeroutput is not None:
             # A pytest-xdist worker has no terminal of its own: its controller shows them (below).
-            workeroutput["gilsan_leftovers"] = [[text, checkers] for text, checkers in self.leftovers]
-        if self.leftovers and self.settings.reports_mode == "fail":
+            workeroutput["gilsan_leftovers"] = [list(leftover) for leftover in self.leftovers]
+        # Reports fail the session in fail mode; a hang or crash always does. Never over another status
+        # (interrupted, an internal or usage error).
+        failing = any(kind == "end" or self.settings.reports_mode == "fail" for kind, _, _ in self.leftovers)
+        if failing and session.exitstatus == pytest.ExitCode.OK:
             session.exitstatus = pytest.ExitCode.TESTS_FAILED
 
     @pytest.hookimpl(optionalhook=True)
     def pytest_testnodedown(self, node, error):
         """pytest-xdist's controller: a worker ended, with the reports its children made at their end."""
-        for text, checkers in getattr(node, "workeroutput", {}).get("gilsan_leftovers", []):
-            self.leftovers.append((text, checkers))
+        for kind, labels, text in getattr(node, "workeroutput", {}).get("gilsan_leftovers", []):
+            self.leftovers.append((kind, labels, text))
 
     def pytest_terminal_summary(self, terminalreporter):
         if not self.leftovers:
             return
         terminalreporter.section("gilsan: reports made when a session's child ended, after its last test")
-        for text, checkers in self.leftovers:
-            terminalreporter.line(f"{len(checkers)} report(s): {', '.join(checkers)}")
+        for kind, labels, text in self.leftovers:
+            if kind == "reports":
+                terminalreporter.line(f"{len(labels)} report(s): {', '.join(labels)}")
+            else:
+                terminalreporter.line(f"the child ended with {labels[0]} after its last test:")
             terminalreporter.line(text)
 
     def pytest_unconfigure(self, config):
@@ -351,19 +420,23 @@ class SessionSupervisor:
 
 
 def files_of(items):
-    """The files the session's tests are in, in order: the child collects them (a file it is given to
-    collect is collected whatever python_files says) and runs the tests it is asked for."""
+    """The files the session's tests are in, in order, by their full paths: the child collects them (a
+    file it is given to collect is collected whatever python_files says) and runs the tests it is asked
+    for."""
     files = {}
     for item in items:
-        files.setdefault(item.nodeid.split("::", 1)[0], None)
+        files.setdefault(str(item.path), None)
     return list(files)
 
 
-def worker_command(settings, json_path, rootpath, inipath):
-    """``gilsan run`` of a worker pytest for the session (no timeout: the parent keeps one per test)."""
+def worker_command(settings, json_path, folder, config):
+    """``gilsan run`` of a worker pytest for the session (no timeout: the parent keeps one per test). The
+    ini file's addopts reach it (and PYTEST_ADDOPTS): pytest-xdist is kept out (its workers would be
+    other pytests reading our FIFOs), and the cache goes to the private folder rather than being turned
+    off, so that --lf or --ff in addopts still parse."""
     command = [settings.executable, "run", "--driver", settings.driver, "--report", "json", "-o", json_path, "--",
-               sys.executable, "-m", "pytest", "-p", "gilsan.pytest", "-p", "no:cacheprovider", "-q",
-               "--rootdir", str(rootpath)]
-    if inipath is not None:
-        command += ["-c", str(inipath)]
+               sys.executable, "-m", "pytest", "-p", "gilsan.pytest", "-p", "no:xdist", "-q",
+               "-o", f"cache_dir={os.path.join(folder, 'cache')}", "--rootdir", str(config.rootpath)]
+    if config.inipath is not None:
+        command += ["-c", str(config.inipath)]
     return command

@@ -38,16 +38,20 @@ class SanitizerReports:
         return len(self.checkers()), self.text_size()
 
     def since(self, mark):
-        """The reports made after `mark`: their checkers, their text, and the text's end now."""
+        """The reports made after `mark`: their checkers, their text, the text's end now, and the mark to
+        count the next ones from. The text is read up to where it ends now, and the reports counted
+        first: the JSON report is written before the text, so a report caught between the two has its
+        checker counted here and its text read with the next."""
         count, offset = mark
-        checkers = self.checkers()[count:]
+        checkers = self.checkers()
         end = self.text_size()
         text = ""
-        if checkers and self.text_path:
+        if len(checkers) > count and self.text_path:
             with open(self.text_path, "rb") as stream:
                 stream.seek(offset)
                 text = stream.read(end - offset).decode("utf-8", "replace")
-        return {"checkers": checkers, "text": text, "text_end": end}
+            offset = end
+        return {"checkers": checkers[count:], "text": text, "text_end": offset, "mark": (len(checkers), offset)}
 
     def checkers(self):
         if not self.json_path:
@@ -70,6 +74,8 @@ class SessionWorker:
     """Runs the tests the parent names, and tells it what became of each."""
 
     def __init__(self, config, folder):
+        # Not for pytests this one starts (a test that runs pytest, pytest-xdist's workers): they are not ours.
+        os.environ.pop(WORKER_VARIABLE, None)
         self.config = config
         self.commands_path = os.path.join(folder, "commands")
         self.commands = None  # opened at the first command: the parent holds its end open already
@@ -102,13 +108,20 @@ class SessionWorker:
         # The parent starts us while it still collects, and names the files when it is done.
         command = self.next_command()
         self.stopped = bool(command.get("stop"))  # the parent ran no test after all
-        session.perform_collect([] if self.stopped else command.get("collect", []))
+        files = []
+        if not self.stopped:
+            with open(command["collect"], encoding="utf-8") as stream:
+                files = json.load(stream)
+        session.perform_collect(files)
         return True
 
     @pytest.hookimpl(tryfirst=True)
     def pytest_runtestloop(self, session):
         items = {item.nodeid: item for item in session.items}
         self.send({"event": "ready", "collected": len(items)})
+        # Each test's reports are those made after the one before it ended, so that one made between two
+        # tests (a host function that ran after its test) goes to the next, and none to neither.
+        mark = self.sanitizer.mark()
         while not self.stopped:
             command = self.next_command()
             if command.get("stop"):
@@ -119,12 +132,14 @@ class SessionWorker:
                 continue
             nextitem = items.get(command.get("next") or "")
             self.send({"event": "start", "nodeid": item.nodeid})
-            before = self.sanitizer.mark()
             # On the board: a hang's report names the test with the thread that ran it.
             gilsan.note_activity(f"pytest {item.nodeid}")
             item.config.hook.pytest_runtest_protocol(item=item, nextitem=nextitem)
             gilsan.note_activity(None)
-            self.send({"event": "finish", "nodeid": item.nodeid, "sanitizer": self.sanitizer.since(before)})
+            made = self.sanitizer.since(mark)
+            mark = made["mark"]
+            del made["mark"]
+            self.send({"event": "finish", "nodeid": item.nodeid, "sanitizer": made})
         return True  # the loop is ours: pytest must not run the collected items again
 
     @pytest.hookimpl(trylast=True)

@@ -67,6 +67,12 @@ def test_fails_by_itself():
     assert 1 + 1 == 3, "the test's own failure"
 
 
+def test_exits_the_process():
+    """Ends the process in the middle of the test (only with $GILSAN_CASES_EXIT): the child ends with it."""
+    if os.environ.get("GILSAN_CASES_EXIT"):
+        os._exit(0)
+
+
 def test_slow():
     """Runs past a short --gilsan-timeout without a hang the watchdog could name (only with $GILSAN_CASES_SLOW)."""
     if not os.environ.get("GILSAN_CASES_SLOW"):
