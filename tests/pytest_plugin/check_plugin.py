@@ -17,6 +17,7 @@ CuPy cases; the reason is printed).
 import argparse
 import os
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
@@ -45,6 +46,8 @@ SIM_EXPECTED = {
 LEFTOVER_HEADING = "reports made when a session's child ended"
 # A hang must be reported by the watchdog, well before the plugin's own per-test timeout.
 TEST_TIMEOUT_SECONDS = 120
+# One pytest session of these few cases: far past what any takes, for a session that hangs itself.
+SESSION_TIMEOUT_SECONDS = 240
 
 
 def session_processes(session):
@@ -82,7 +85,13 @@ def run_pytest(args, cases, extra, variables=None, cache=False):
         started = time.monotonic()
         process = subprocess.Popen(command, cwd=cases, env=environment, stdout=subprocess.PIPE,
                                    stderr=subprocess.STDOUT, text=True, errors="replace", start_new_session=True)
-        output, _ = process.communicate()
+        try:
+            output, _ = process.communicate(timeout=SESSION_TIMEOUT_SECONDS)
+        except subprocess.TimeoutExpired:
+            # A hung session is a failure to report, not a hang of this check: end its whole session.
+            os.killpg(process.pid, signal.SIGKILL)
+            output, _ = process.communicate()
+            output += f"\n(killed: the pytest session ran past {SESSION_TIMEOUT_SECONDS} s)"
         print(f"$ {' '.join(command)}\n(exit {process.returncode}, {time.monotonic() - started:.1f} s)\n{output}")
         problems = []
         left = session_processes(process.pid)
