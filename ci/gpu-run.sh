@@ -2,7 +2,7 @@
 # Runs gilsan against the real driver on a GPU machine and collects the outputs for docs/results/.
 # Usage: ci/gpu-run.sh OUTPUT_DIR [step...]; steps: build sim-tests suite conformance forwarding peers pytest-plugin program
 # overhead probe probe-held-by probe-loading probe-diff watchdog copy-bench inject hardening bench
-# stream-lifetimes detection-latency driver-calls transparency (default: build sim-tests suite probe).
+# stream-lifetimes detection-latency driver-calls transparency peer-versions (default: build sim-tests suite probe).
 # The GPU machine has Python 3.12 with libpython3.12.so, cmake and ninja in /opt/torch/.venv, nvcc.
 set -uo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -70,6 +70,20 @@ for step in "${steps[@]}"; do
         GILSAN_CUDASHIM_TRACE=1 "$build/bin/gilsan" suite "$root/scenarios/ctypes" "$root/scenarios/interop" \
           --driver "$driver" --python-env /opt/torch/.venv >>"$log" 2>&1
       done ;;
+    peer-versions)
+      # The peers' newest releases against the venv's (issue 35): their wheels carried in .whl/
+      # (ci/gpu-peer-wheels.sh download, carry .whl), the conformance catalogue for cuda.core and
+      # cuda.bindings with each on the real driver, and where their outcomes differ.
+      newest=$("$root/ci/gpu-peer-wheels.sh" venv /tmp/gilsan-peers-newest /opt/torch/.venv 2>>"$log")
+      for side in pinned newest; do
+        venv=/opt/torch/.venv; [[ $side == newest ]] && venv=$newest
+        "$build/bin/gilsan" suite "$root/scenarios/conformance" --impl cuda-core,cuda-bindings --driver real \
+          --python-env "$venv" --json "$out/peers-$side-real.json" >>"$log" 2>&1
+        echo "conformance with the $side peers: exit $?" >>"$log"
+      done
+      "$build/bin/gilsan" merge "$out/peers-pinned-real.json" --compare "$out/peers-newest-real.json" \
+        --markdown "$out/peer-versions-real.md" >>"$log" 2>&1
+      echo "merge --compare: exit $?" >>"$log" ;;
     pytest-plugin)
       # `pytest -p gilsan.pytest` on the real driver with CuPy (tests/pytest_plugin/cupy_cases), with the
       # pytest of /opt/torch/.venv: no registry here, so without one the check says so and exits 77.
