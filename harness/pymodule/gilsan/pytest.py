@@ -101,6 +101,19 @@ class Settings:
             raise pytest.UsageError(f"gilsan_timeout must be more than 0 seconds, not {self.timeout:g}")
         self.executable = gilsan_executable(config)
 
+    def child_command(self, config, json_path, folder, gilsan_options=(), pytest_arguments=()):
+        """``gilsan run`` of a child pytest with this plugin. The ini file's addopts reach it (and
+        PYTEST_ADDOPTS): pytest-xdist is kept out (its workers would be other pytests, not ours), and the
+        cache goes to the child's private `folder` rather than being turned off, so that --lf or --ff in
+        addopts still parse."""
+        command = [self.executable, "run", "--driver", self.driver, "--report", "json", "-o", json_path,
+                   *gilsan_options, "--", sys.executable, "-m", "pytest", *pytest_arguments, "-p", __name__,
+                   "-p", "no:xdist", "-o", f"cache_dir={os.path.join(folder, 'cache')}", "-q",
+                   "--rootdir", str(config.rootpath)]
+        if config.inipath is not None:
+            command += ["-c", str(config.inipath)]
+        return command
+
     def child_environment(self, variables):
         """The parent's environment with `variables`; the child's interpreter imports this plugin (and the
         extension) from where the parent did."""
@@ -183,19 +196,11 @@ class Supervisor:
         return True  # the test ran (in the child): pytest's own protocol must not run it again
 
     def child_command(self, item, json_path):
-        config = self.config
-        # The test by its file's full path (the child runs where pytest was started, which need not be the
-        # root folder node ids are relative to); the cache in the test's own folder rather than turned off,
-        # so that --lf or --ff in the ini file's addopts still parse.
+        # The test by its file's full path: the child runs where pytest was started, which need not be the
+        # root folder node ids are relative to.
         test = str(item.path) + (item.nodeid[item.nodeid.index("::"):] if "::" in item.nodeid else "")
-        command = [self.executable, "run", "--driver", self.driver, "--report", "json", "-o", json_path,
-                   "--timeout", str(max(1, round(self.timeout))), "--",
-                   sys.executable, "-m", "pytest", test, "-p", __name__, "-p", "no:xdist",
-                   "-o", f"cache_dir={os.path.join(os.path.dirname(json_path), 'cache')}",
-                   "-q", "--rootdir", str(config.rootpath)]
-        if config.inipath is not None:
-            command += ["-c", str(config.inipath)]
-        return command
+        return self.settings.child_command(self.config, json_path, os.path.dirname(json_path),
+                                           ("--timeout", str(max(1, round(self.timeout)))), (test,))
 
     def child_environment(self, result_path):
         return self.settings.child_environment({RESULT_VARIABLE: result_path})

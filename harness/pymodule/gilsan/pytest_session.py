@@ -17,7 +17,6 @@ import select
 import shutil
 import signal
 import subprocess
-import sys
 import tempfile
 import time
 import warnings
@@ -70,7 +69,8 @@ class SessionChild:
                 # In the folder pytest was started in, as the tests expect; node ids come out the same
                 # since the root folder is the parent's.
                 self.process = subprocess.Popen(
-                    worker_command(settings, self.json_path, self.folder, config), cwd=str(config.invocation_params.dir),
+                    # No timeout for gilsan: the parent keeps one per test.
+                    settings.child_command(config, self.json_path, self.folder), cwd=str(config.invocation_params.dir),
                     env=settings.child_environment({WORKER_VARIABLE: self.folder}), stdin=subprocess.DEVNULL,
                     stdout=output, stderr=subprocess.STDOUT, preexec_fn=stop_with_parent)
         except BaseException:
@@ -427,16 +427,3 @@ def files_of(items):
     for item in items:
         files.setdefault(str(item.path), None)
     return list(files)
-
-
-def worker_command(settings, json_path, folder, config):
-    """``gilsan run`` of a worker pytest for the session (no timeout: the parent keeps one per test). The
-    ini file's addopts reach it (and PYTEST_ADDOPTS): pytest-xdist is kept out (its workers would be
-    other pytests reading our FIFOs), and the cache goes to the private folder rather than being turned
-    off, so that --lf or --ff in addopts still parse."""
-    command = [settings.executable, "run", "--driver", settings.driver, "--report", "json", "-o", json_path, "--",
-               sys.executable, "-m", "pytest", "-p", "gilsan.pytest", "-p", "no:xdist", "-q",
-               "-o", f"cache_dir={os.path.join(folder, 'cache')}", "--rootdir", str(config.rootpath)]
-    if config.inipath is not None:
-        command += ["-c", str(config.inipath)]
-    return command
