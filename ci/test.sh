@@ -90,10 +90,12 @@ for mode in "${modes[@]}"; do
       schemas=$(ci/pinned-venv.sh build-schemas ci/schema-requirements.txt)
       # pytest for the pytest plugin's test (ci/pytest-requirements.txt).
       pytest_venv=$(ci/pinned-venv.sh build-pytest ci/pytest-requirements.txt)
+      # The wheel's build backend and the pinned pytest's wheels, for the pip-installed gilsan's test.
+      wheel_venv=$(ci/wheel-venv.sh build-wheel)
       # Line tables only (-g1): symbolized stacks at a smaller compile and link time than -g.
       ci/build.sh build "-DCMAKE_CXX_FLAGS_RELWITHDEBINFO=-O2 -g1 -DNDEBUG" "-DCMAKE_C_FLAGS_RELWITHDEBINFO=-O2 -g1 -DNDEBUG" \
         "-DGILSAN_PEERS_VENV=$peers" "-DGILSAN_PEERS_NEWEST_VENV=$peers_newest" "-DGILSAN_SCHEMA_VENV=$schemas" \
-        "-DGILSAN_PYTEST_VENV=$pytest_venv"
+        "-DGILSAN_PYTEST_VENV=$pytest_venv" "-DGILSAN_WHEEL_VENV=$wheel_venv"
       if ((wants_tidy)); then
         tidy_log=$(mktemp "${TMPDIR:-/tmp}/gilsan-ci-tidy-XXXXXX")
         # Its own process group (setsid), so that stopping it reaches run-clang-tidy's workers too.

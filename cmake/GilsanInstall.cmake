@@ -9,53 +9,67 @@
 include(CMakePackageConfigHelpers)
 
 set(GILSAN_INSTALL_CMAKEDIR ${CMAKE_INSTALL_LIBDIR}/cmake/gilsan)
-set(GILSAN_INSTALL_PYTHONDIR ${CMAKE_INSTALL_LIBDIR}/gilsan/python)
-set(GILSAN_INSTALL_DRIVERDIR ${CMAKE_INSTALL_LIBDIR}/gilsan/driver)
 
-# A symbolic link made at install time under the (possibly overridden) prefix, honouring DESTDIR.
-# target is relative to the link's folder, so the link survives moving the tree.
-function(gilsan_install_symlink target link)
+# Where the layout below goes: the install prefix, or, in a wheel (pyproject.toml, scikit-build-core),
+# the wheel's data folder, which pip puts at the root of the Python environment (VENV/bin/gilsan, ...):
+# scikit-build-core's own prefix is site-packages, and the pieces find each other only in this layout.
+set(_root "")
+if(GILSAN_WHEEL)
+  if(NOT DEFINED SKBUILD_DATA_DIR)
+    message(FATAL_ERROR "GILSAN_WHEEL is for a build by scikit-build-core (pip install . or pip wheel .)")
+  endif()
+  set(_root "${SKBUILD_DATA_DIR}/")
+endif()
+
+# A second name for a built library: a symbolic link made at install time under the (possibly overridden)
+# prefix, honouring DESTDIR, relative to the link's folder so that it survives moving the tree; a copy in
+# a wheel, which cannot hold links.
+function(gilsan_install_alias library relative_target link)
+  get_filename_component(_folder "${link}" DIRECTORY)
+  get_filename_component(_name "${link}" NAME)
+  if(GILSAN_WHEEL)
+    install(FILES $<TARGET_FILE:${library}> DESTINATION ${_root}${_folder} RENAME ${_name}
+            PERMISSIONS OWNER_READ OWNER_WRITE OWNER_EXECUTE GROUP_READ GROUP_EXECUTE WORLD_READ WORLD_EXECUTE)
+    return()
+  endif()
   install(CODE "
     set(_link \"\$ENV{DESTDIR}\${CMAKE_INSTALL_PREFIX}/${link}\")
     get_filename_component(_folder \"\${_link}\" DIRECTORY)
     file(MAKE_DIRECTORY \"\${_folder}\")
-    file(CREATE_LINK \"${target}\" \"\${_link}\" SYMBOLIC)
-    message(STATUS \"Installing: \${_link} -> ${target}\")")
+    file(CREATE_LINK \"${relative_target}\" \"\${_link}\" SYMBOLIC)
+    message(STATUS \"Installing: \${_link} -> ${relative_target}\")")
 endfunction()
 
 if(TARGET gilsan)
-  install(TARGETS gilsan RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
+  install(TARGETS gilsan RUNTIME DESTINATION ${_root}${CMAKE_INSTALL_BINDIR})
 endif()
 foreach(_library gilsan_inject gilsan_simcuda gilsan_cudashim)
   if(TARGET ${_library})
-    install(TARGETS ${_library} LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR})
+    install(TARGETS ${_library} LIBRARY DESTINATION ${_root}${CMAKE_INSTALL_LIBDIR})
   endif()
 endforeach()
 if(TARGET gilsan_simcuda)
   # LIBDIR/gilsan/driver/libcuda.so.1 -> LIBDIR/libgilsan_simcuda.so
-  gilsan_install_symlink(../../libgilsan_simcuda.so ${GILSAN_INSTALL_DRIVERDIR}/libcuda.so.1)
+  gilsan_install_alias(gilsan_simcuda ../../libgilsan_simcuda.so ${GILSAN_INSTALL_DRIVERDIR}/libcuda.so.1)
 endif()
 
 if(TARGET gilsan_python_module)
-  install(TARGETS gilsan_python_module LIBRARY DESTINATION ${GILSAN_INSTALL_PYTHONDIR})
-  install(DIRECTORY ${PROJECT_SOURCE_DIR}/harness/pymodule/gilsan DESTINATION ${GILSAN_INSTALL_PYTHONDIR}
+  install(TARGETS gilsan_python_module LIBRARY DESTINATION ${_root}${GILSAN_INSTALL_PYTHONDIR})
+  install(DIRECTORY ${PROJECT_SOURCE_DIR}/harness/pymodule/gilsan DESTINATION ${_root}${GILSAN_INSTALL_PYTHONDIR}
           FILES_MATCHING PATTERN "*.py" PATTERN "__pycache__" EXCLUDE)
-  if(TARGET gilsan_simcuda)
-    # The module looks for the simulated driver beside itself (harness/driver/driver_selection.cpp).
-    gilsan_install_symlink(../../libgilsan_simcuda.so ${GILSAN_INSTALL_PYTHONDIR}/libgilsan_simcuda.so)
-  endif()
+  # The module finds LIBDIR/libgilsan_simcuda.so from its own folder (harness/driver/install_layout.cpp).
 endif()
 
-install(DIRECTORY ${PROJECT_SOURCE_DIR}/scenarios/ DESTINATION ${GILSAN_INSTALL_DATADIR}/scenarios
+install(DIRECTORY ${PROJECT_SOURCE_DIR}/scenarios/ DESTINATION ${_root}${GILSAN_INSTALL_DATADIR}/scenarios
         PATTERN "__pycache__" EXCLUDE PATTERN "*.pyc" EXCLUDE)
-install(DIRECTORY ${PROJECT_SOURCE_DIR}/profiles/ DESTINATION ${GILSAN_INSTALL_DATADIR}/profiles)
-install(DIRECTORY ${PROJECT_SOURCE_DIR}/harness/impl/ DESTINATION ${GILSAN_INSTALL_DATADIR}/impl
+install(DIRECTORY ${PROJECT_SOURCE_DIR}/profiles/ DESTINATION ${_root}${GILSAN_INSTALL_DATADIR}/profiles)
+install(DIRECTORY ${PROJECT_SOURCE_DIR}/harness/impl/ DESTINATION ${_root}${GILSAN_INSTALL_DATADIR}/impl
         PATTERN "__pycache__" EXCLUDE PATTERN "*.pyc" EXCLUDE)
 # `gilsan bench`'s workloads (harness/bench/bench_command.cpp looks here first).
-install(DIRECTORY ${PROJECT_SOURCE_DIR}/harness/bench/ DESTINATION ${GILSAN_INSTALL_DATADIR}/bench
+install(DIRECTORY ${PROJECT_SOURCE_DIR}/harness/bench/ DESTINATION ${_root}${GILSAN_INSTALL_DATADIR}/bench
         FILES_MATCHING PATTERN "*.py" PATTERN "__pycache__" EXCLUDE)
 # The compiled-in default profile may be one outside profiles/ (-DGILSAN_DEFAULT_PROFILE=...).
-install(FILES ${GILSAN_DEFAULT_PROFILE} DESTINATION ${GILSAN_INSTALL_DATADIR}/profiles)
+install(FILES ${GILSAN_DEFAULT_PROFILE} DESTINATION ${_root}${GILSAN_INSTALL_DATADIR}/profiles)
 
 configure_package_config_file(${PROJECT_SOURCE_DIR}/cmake/gilsanConfig.cmake.in
   ${CMAKE_BINARY_DIR}/cmake/gilsanConfig.cmake
@@ -66,23 +80,17 @@ write_basic_package_version_file(${CMAKE_BINARY_DIR}/cmake/gilsanConfigVersion.c
   VERSION ${PROJECT_VERSION} COMPATIBILITY SameMinorVersion)
 install(FILES ${CMAKE_BINARY_DIR}/cmake/gilsanConfig.cmake ${CMAKE_BINARY_DIR}/cmake/gilsanConfigVersion.cmake
               ${PROJECT_SOURCE_DIR}/cmake/GilsanScenarios.cmake
-        DESTINATION ${GILSAN_INSTALL_CMAKEDIR})
+        DESTINATION ${_root}${GILSAN_INSTALL_CMAKEDIR})
 
-# BUILD/wheel/gilsan-VERSION-TAG.whl: the Python side (module, simulated driver, pytest plugin) for
-# pip (harness/pymodule/make_wheel.py, docs/installing.md). Remade when one of its pieces changes.
-if(TARGET gilsan_python_module AND TARGET gilsan_simcuda)
-  file(GLOB _gilsan_plugin_files CONFIGURE_DEPENDS ${PROJECT_SOURCE_DIR}/harness/pymodule/gilsan/*.py)
-  # The stamp names the wheel; it lives outside wheel/, which each packing empties.
-  set(GILSAN_WHEEL_STAMP ${CMAKE_BINARY_DIR}/wheel-made.txt)
-  add_custom_command(OUTPUT ${GILSAN_WHEEL_STAMP}
-    COMMAND ${CMAKE_COMMAND} -E rm -rf ${CMAKE_BINARY_DIR}/wheel
-    COMMAND ${Python3_EXECUTABLE} ${PROJECT_SOURCE_DIR}/harness/pymodule/make_wheel.py
-            --module $<TARGET_FILE:gilsan_python_module> --sim-library $<TARGET_FILE:gilsan_simcuda>
-            --plugin-dir ${PROJECT_SOURCE_DIR}/harness/pymodule/gilsan --version ${PROJECT_VERSION}
-            --out-dir ${CMAKE_BINARY_DIR}/wheel > ${GILSAN_WHEEL_STAMP}.part
-    COMMAND ${CMAKE_COMMAND} -E rename ${GILSAN_WHEEL_STAMP}.part ${GILSAN_WHEEL_STAMP}
-    DEPENDS gilsan_python_module gilsan_simcuda ${_gilsan_plugin_files} ${PROJECT_SOURCE_DIR}/harness/pymodule/make_wheel.py
-    COMMENT "Packing gilsan's wheel"
-    VERBATIM)
-  add_custom_target(gilsan_wheel ALL DEPENDS ${GILSAN_WHEEL_STAMP})
+# A wheel (pyproject.toml, scikit-build-core) installs this same layout at the root of a Python
+# environment (the wheel's data, e.g. VENV/bin/gilsan) and two files in its site-packages: gilsan.pth,
+# which puts LIBDIR/gilsan/python on sys.path, so that `import gilsan` finds the module where the gilsan
+# program and the installed tree expect it, and the pytest11 entry point (gilsan_entry_point.py). site-packages is
+# LIBDIR/pythonX.Y/site-packages under the same root; a .pth line is relative to its own folder.
+if(GILSAN_WHEEL AND TARGET gilsan_python_module)
+  set(_site_packages ${CMAKE_INSTALL_LIBDIR}/python${Python3_VERSION_MAJOR}.${Python3_VERSION_MINOR}/site-packages)
+  file(RELATIVE_PATH _module_folder /root/${_site_packages} /root/${GILSAN_INSTALL_PYTHONDIR})
+  file(WRITE ${CMAKE_BINARY_DIR}/gilsan.pth "${_module_folder}\n")
+  install(FILES ${CMAKE_BINARY_DIR}/gilsan.pth ${PROJECT_SOURCE_DIR}/harness/pymodule/gilsan_entry_point.py
+          DESTINATION ${SKBUILD_PLATLIB_DIR})
 endif()

@@ -50,7 +50,8 @@ std::string installed_file(std::string_view relative) {
   const fs::path binary = containing_binary();
   if (binary.empty()) return {};
   const fs::path folder = binary.parent_path();
-  for (const char* below : {GILSAN_INSTALL_BINDIR, GILSAN_INSTALL_LIBDIR}) {
+  // The Python module lives two folders below LIBDIR (LIBDIR/gilsan/python).
+  for (const char* below : {GILSAN_INSTALL_BINDIR, GILSAN_INSTALL_LIBDIR, GILSAN_INSTALL_PYTHONDIR}) {
     const fs::path prefix = prefix_above(folder, below);
     if (prefix.empty()) continue;
     std::error_code error;

@@ -8,8 +8,8 @@ namespace gilsan {
 
 // Where an installed gilsan keeps its pieces (docs/installing.md). An installed tree must work
 // wherever its prefix was copied to, so nothing is looked up by the absolute install prefix: the
-// prefix is the folder above the bin/ or lib/ folder of the binary (executable or shared library)
-// that contains this code, found with dladdr (the executable through /proc/self/exe).
+// prefix is the folder above the bin/, lib/ or lib/gilsan/python/ folder of the binary (executable or
+// shared library) that contains this code, found with dladdr (the executable through /proc/self/exe).
 //
 // The path of PREFIX/relative for the binary that contains this code when that file exists, else an
 // empty string (a build tree has no such file, so the build-tree defaults apply there).

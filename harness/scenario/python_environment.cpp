@@ -1,10 +1,18 @@
 #include "harness/scenario/python_environment.h"
 
+#include "harness/driver/install_layout.h"
+
 #include <filesystem>
 
 namespace gilsan {
 
-PythonEnvironment default_python_environment() { return {GILSAN_PYTHON_EXECUTABLE, std::nullopt, std::nullopt}; }
+PythonEnvironment default_python_environment() {
+  // Installed into a virtualenv (`pip install gilsan-*.whl` puts gilsan in VENV/bin beside VENV/pyvenv.cfg):
+  // that virtualenv, whose packages are the ones its user means; the wheel was built for its Python.
+  if (const std::string config = installed_file("pyvenv.cfg"); !config.empty())
+    return virtualenv_python_environment(std::filesystem::path(config).parent_path().string());
+  return {GILSAN_PYTHON_EXECUTABLE, std::nullopt, std::nullopt};
+}
 
 PythonEnvironment virtualenv_python_environment(const std::string& root) {
   namespace fs = std::filesystem;

@@ -17,7 +17,8 @@ struct PythonEnvironment {
   std::optional<std::string> site_packages;  // the virtualenv's
 };
 
-// The build's interpreter, no extra site-packages.
+// The virtualenv gilsan is installed in (PREFIX/pyvenv.cfg beside PREFIX/bin/gilsan), else the build's
+// interpreter with no extra site-packages.
 PythonEnvironment default_python_environment();
 
 // The virtualenv at `root`: its bin/python and lib/pythonX.Y/site-packages. Throws

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Runs `pytest -p gilsan.pytest` on sim_cases/ or cupy_cases/ and checks what the plugin made of
+"""Runs `pytest -p gilsan.pytest` (or, pip installed, `pytest --gilsan`) on sim_cases/ or cupy_cases/ and checks what the plugin made of
 each test (docs/pytest-plugin.md), in both modes (one child for the session, the default; and
 --gilsan-isolate=test): a clean test passes, a GIL-held synchronize fails with the classified hang
 report and the tests after it still run, a host function that calls CUDA fails (or, with
@@ -73,11 +73,18 @@ def run_pytest(args, cases, extra, variables=None, cache=False):
         junit = os.path.join(folder, "junit.xml")
         tmp = os.path.join(folder, "tmp")
         os.mkdir(tmp)
-        environment = dict(os.environ, TMPDIR=tmp, PYTHONPATH=args.module_dir, GILSAN_EXECUTABLE=args.gilsan,
-                           PYTHONDONTWRITEBYTECODE="1", **(variables or {}))
+        environment = dict(os.environ, TMPDIR=tmp, PYTHONDONTWRITEBYTECODE="1", **(variables or {}))
+        if args.installed:
+            # Nothing but the environment pip installed into: the program, module and plugin come from there.
+            for name in ("PYTHONPATH", "GILSAN_EXECUTABLE", "GILSAN_SIM_LIBRARY"):
+                environment.pop(name, None)
+            plugin = ["--gilsan"]
+        else:
+            environment.update(PYTHONPATH=args.module_dir, GILSAN_EXECUTABLE=args.gilsan)
+            plugin = ["-p", "gilsan.pytest"]
         timeout = [] if any(option.startswith("--gilsan-timeout") for option in extra) else \
             [f"--gilsan-timeout={TEST_TIMEOUT_SECONDS}"]
-        command = [args.python, "-m", "pytest", "-p", "gilsan.pytest", f"--gilsan-driver={args.driver}",
+        command = [args.python, "-m", "pytest", *plugin, f"--gilsan-driver={args.driver}",
                    *timeout, *([] if cache else ["-p", "no:cacheprovider"]), "--rootdir", cases,
                    f"--junitxml={junit}", "-rA",
                    # cases_*.py, not test_*.py: a plain `pytest tests/` must not collect a test that hangs.
@@ -237,19 +244,20 @@ def check_session_only(args, cases):
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--python", required=True, help="an interpreter with pytest (and CuPy for the CuPy cases)")
-    parser.add_argument("--gilsan", required=True, help="the gilsan program")
     where = parser.add_mutually_exclusive_group(required=True)
-    where.add_argument("--module-dir", help="the folder of the gilsan extension module")
-    where.add_argument("--wheel", help="gilsan's wheel (harness/pymodule/make_wheel.py), or the folder that holds it: pip "
-                                       "installs it into a temporary folder, and the checks use the module and "
-                                       "plugin from there")
+    where.add_argument("--module-dir", help="the folder of the gilsan extension module (with --gilsan)")
+    where.add_argument("--installed", action="store_true",
+                       help="gilsan is pip installed in --python's environment (tests/pytest_plugin/check_wheel.py): "
+                            "the plugin is asked for with --gilsan, and no variable points at gilsan")
+    parser.add_argument("--gilsan", help="the gilsan program (with --module-dir)")
     parser.add_argument("--cases", choices=("sim", "cupy"), required=True)
     parser.add_argument("--driver", default="sim", choices=("sim", "real", "auto"))
     args = parser.parse_args()
     # pytest runs in a copy of the cases, so relative paths would point nowhere.
-    args.gilsan = os.path.abspath(args.gilsan)
     if args.module_dir:
-        args.module_dir = os.path.abspath(args.module_dir)
+        if not args.gilsan:
+            parser.error("--module-dir needs --gilsan")
+        args.gilsan, args.module_dir = os.path.abspath(args.gilsan), os.path.abspath(args.module_dir)
 
     if not (os.access(args.python, os.X_OK) and
             subprocess.run([args.python, "-c", "import pytest"], capture_output=True).returncode == 0):
@@ -260,27 +268,19 @@ def main():
         return SKIP
     # The cases run from a copy: pytest writes nothing into the source tree, and rootdir has no ini file.
     with tempfile.TemporaryDirectory(prefix="gilsan-plugin-cases-") as copy:
-        if args.wheel:
-            if os.path.isdir(args.wheel):
-                wheels = [entry for entry in os.listdir(args.wheel) if entry.endswith(".whl")]
-                if len(wheels) != 1:
-                    print(f"FAIL: expected one wheel in {args.wheel}, found {wheels}")
-                    return 1
-                args.wheel = os.path.join(args.wheel, wheels[0])
-            args.module_dir = os.path.join(copy, "site")
-            installed = subprocess.run([args.python, "-m", "pip", "install", "--quiet", "--no-index", "--no-deps",
-                                        "--disable-pip-version-check", "--target", args.module_dir, args.wheel])
-            if installed.returncode != 0:
-                print(f"FAIL: pip could not install {args.wheel}")
-                return 1
         cases = os.path.join(copy, "cases")
         shutil.copytree(os.path.join(HERE, f"{args.cases}_cases"), cases)
         problems = []
         for mode in ("session", "test"):
             problems += [f"--gilsan-isolate={mode}: {problem}" for problem in check_mode(args, cases, copy, mode)]
+    return finish("check_plugin", problems)
+
+
+def finish(name, problems):
+    """Prints each problem and the verdict; the exit status (shared with check_wheel.py)."""
     for problem in problems:
         print(f"FAIL: {problem}")
-    print("check_plugin: ok" if not problems else f"check_plugin: {len(problems)} problem(s)")
+    print(f"{name}: ok" if not problems else f"{name}: {len(problems)} problem(s)")
     return 1 if problems else 0
 
 

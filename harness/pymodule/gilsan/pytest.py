@@ -1,4 +1,5 @@
-"""gilsan's pytest plugin: ``pytest -p gilsan.pytest`` (docs/pytest-plugin.md).
+"""gilsan's pytest plugin: ``pytest --gilsan`` once pip installed it, else ``pytest -p gilsan.pytest``
+(docs/pytest-plugin.md).
 
 Tests run in a child under ``gilsan run -- python -m pytest``: the watchdog lives outside the tests'
 process (a deadlocked process cannot report its own hang), and the sanitizer is injected into the child
@@ -42,8 +43,16 @@ class GilsanReportWarning(UserWarning):
     """A sanitizer report of a test, with --gilsan-reports=warn."""
 
 
+# The options that mean nothing while the plugin is off (their destinations).
+OPTIONS = ("gilsan_reports", "gilsan_driver", "gilsan_timeout", "gilsan_executable", "gilsan_isolate")
+
+
 def pytest_addoption(parser):
     group = parser.getgroup("gilsan", "gilsan: each test under gilsan's watchdog and sanitizer")
+    group.addoption("--gilsan", action="store_true", default=False,
+                    help="run the tests under gilsan: a pip install loads this plugin into every pytest, off until "
+                         "asked (ini: gilsan = true); -p gilsan.pytest asks too")
+    parser.addini("gilsan", "run the tests under gilsan (see --gilsan)", type="bool", default=False)
     group.addoption("--gilsan-reports", choices=("fail", "warn"), default=None,
                     help="what a sanitizer report does to the test that caused it: fail (default) or warn; "
                          "a hang or a crash always fails it (ini: gilsan_reports)")
@@ -70,6 +79,11 @@ def pytest_configure(config):
         config.pluginmanager.register(SessionWorker(config, os.environ[WORKER_VARIABLE]), "gilsan-worker")
     elif os.environ.get(RESULT_VARIABLE):
         config.pluginmanager.register(ChildReports(config, os.environ[RESULT_VARIABLE]), "gilsan-child")
+    elif not asked_for(config):
+        given = [option for option in OPTIONS if config.getoption(option) is not None]
+        if given:
+            names = ", ".join("--" + option.replace("_", "-") for option in given)
+            raise pytest.UsageError(f"gilsan is off, so {names} would do nothing: add --gilsan")
     else:
         settings = Settings(config)
         if settings.isolate == "session":
@@ -78,6 +92,19 @@ def pytest_configure(config):
             config.pluginmanager.register(SessionSupervisor(config, settings), "gilsan-supervisor")
         else:
             config.pluginmanager.register(Supervisor(config, settings), "gilsan-supervisor")
+
+
+def asked_for(config):
+    """--gilsan, the ini's gilsan = true, or this plugin named (-p gilsan.pytest, PYTEST_PLUGINS), or loaded
+    without pip (a conftest's pytest_plugins): a plugin that only a pip install's pytest11 entry point
+    (gilsan_entry_point) loaded, as every pytest of that environment does, stays off."""
+    if config.getoption("gilsan") or config.getini("gilsan"):
+        return True
+    entry_point = sys.modules.get("gilsan_entry_point")
+    if entry_point is None or entry_point.NAMED_BEFORE:
+        return True
+    named = list(config.getoption("plugins") or []) + os.environ.get("PYTEST_PLUGINS", "").split(",")
+    return __name__ in (name.strip() for name in named)
 
 
 class Settings:
