@@ -4,6 +4,9 @@
 #   ci/gpu-peer-wheels.sh download          here: pip download them, for CPython 3.12 on x86-64, into .whl/
 #   ci/gpu-peer-wheels.sh venv DIR BASE     there: a venv in DIR with BASE's interpreter, holding the wheels,
 #                                           then everything else of the venv BASE (CuPy, NumPy): prints DIR
+#   ci/gpu-peer-wheels.sh wheel-tools       here: pip download ci/wheel-requirements.txt's and
+#                                           ci/pytest-requirements.txt's wheels (pure Python) into .whl/wheel,
+#                                           for ci/gpu-run.sh's wheel step
 # Only the packages whose pinned and newest versions differ are carried; the rest comes from BASE.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -37,7 +40,11 @@ case "${1:-}" in
     # After the venv's own folder: its newest releases shadow BASE's pinned ones, the rest is BASE's.
     "$base/bin/python" -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])' >"$site/zz-gilsan-base-venv.pth"
     echo "$folder" ;;
+  wheel-tools)
+    python3 -m pip download --quiet --no-deps --only-binary=:all: -d "$wheels/wheel" \
+      -r "$root/ci/wheel-requirements.txt" -r "$root/ci/pytest-requirements.txt"
+    ls "$wheels/wheel" ;;
   *)
-    echo "usage: ci/gpu-peer-wheels.sh download | venv DIR BASE" >&2
+    echo "usage: ci/gpu-peer-wheels.sh download | venv DIR BASE | wheel-tools" >&2
     exit 2 ;;
 esac

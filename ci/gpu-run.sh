@@ -2,7 +2,7 @@
 # Runs gilsan against the real driver on a GPU machine and collects the outputs for docs/results/.
 # Usage: ci/gpu-run.sh OUTPUT_DIR [step...]; steps: build sim-tests suite conformance forwarding peers pytest-plugin program
 # overhead probe probe-held-by probe-loading probe-diff watchdog copy-bench inject hardening bench
-# stream-lifetimes detection-latency driver-calls transparency peer-versions (default: build sim-tests suite probe).
+# stream-lifetimes detection-latency driver-calls transparency peer-versions wheel (default: build sim-tests suite probe).
 # The GPU machine has Python 3.12 with libpython3.12.so, cmake and ninja in /opt/torch/.venv, nvcc.
 set -uo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -90,6 +90,21 @@ for step in "${steps[@]}"; do
       python3 "$root/tests/pytest_plugin/check_plugin.py" --python /opt/torch/.venv/bin/python \
         --gilsan "$build/bin/gilsan" --module-dir "$build/python" --cases cupy --driver real >>"$log" 2>&1
       echo "pytest plugin (CuPy, real driver): exit $? (0 as expected, 1 not, 77 skipped: the reason is above)" >>"$log" ;;
+    wheel)
+      # The pip-installed gilsan (docs/installing.md, "pip") on this machine's Python: the wheel built by pip
+      # from pyproject.toml, installed into a fresh virtualenv, the plugin's CuPy cases on the real driver
+      # with `pytest --gilsan` (tests/pytest_plugin/check_wheel.py). No registry here: the backend, pip and the
+      # pinned pytest come as wheels in .whl/wheel (ci/gpu-peer-wheels.sh wheel-tools; carry .whl), and the
+      # builder is made without ensurepip.
+      rm -rf /tmp/gilsan-wheel-venv
+      /opt/torch/.venv/bin/python -m venv --without-pip /tmp/gilsan-wheel-venv >>"$log" 2>&1
+      /opt/torch/.venv/bin/python -m pip install --quiet --ignore-installed --no-index --find-links "$root/.whl/wheel" \
+        --prefix /tmp/gilsan-wheel-venv -r "$root/ci/wheel-requirements.txt" >>"$log" 2>&1
+      cp -r "$root/.whl/wheel" /tmp/gilsan-wheel-venv/wheelhouse
+      site=$(/opt/torch/.venv/bin/python -c "import sysconfig; print(sysconfig.get_path('purelib'))")
+      python3 "$root/tests/pytest_plugin/check_wheel.py" --builder /tmp/gilsan-wheel-venv --source "$root" \
+        --build-dir /tmp/gilsan-wheel-build --cases cupy --driver real --site-packages "$site" >>"$log" 2>&1
+      echo "pip-installed gilsan (CuPy, real driver): exit $? (0 as expected, 1 not, 77 skipped: the reason is above)" >>"$log" ;;
     program)
       # `gilsan run -- COMMAND` on an unmodified CuPy program that hangs, and on the same program fixed.
       app=$root/tests/runner/data/programs/cupy_inversion_app.py

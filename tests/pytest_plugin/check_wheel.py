@@ -11,10 +11,12 @@ checks gilsan from there with no variable pointing at it (docs/installing.md, "p
   without gilsan, a gilsan option without --gilsan is a usage error, and `-p gilsan.pytest` asks too;
 - `pytest --gilsan`: check_plugin.py's checks, in both isolation modes.
 
-    check_wheel.py --builder VENV --source ROOT --build-dir DIR
+    check_wheel.py --builder VENV --source ROOT --build-dir DIR [--cases cupy --driver real --site-packages DIR]
 
 VENV is ci/wheel-venv.sh's (the backend, and VENV/wheelhouse with the pinned pytest's wheels); DIR keeps
-the wheel's CMake build between runs (a first build is about a minute on two cores). Exit status: 0 all
+the wheel's CMake build between runs (a first build is about a minute on two cores). On a GPU machine
+(ci/gpu-run.sh OUT wheel), --cases cupy --driver real runs check_plugin.py's CuPy cases on the real driver,
+with CuPy from --site-packages (a .pth in the fresh virtualenv; pip installs nothing else). Exit status: 0 all
 as expected, 1 not, 77 skipped (no VENV: no package registry when it was made; the reason is printed).
 """
 import argparse
@@ -81,6 +83,13 @@ def check_members(wheel, version):
     return problems
 
 
+def site_packages(venv):
+    """The virtualenv's site-packages folder (lib/pythonX.Y/site-packages)."""
+    found = subprocess.run([os.path.join(venv, "bin", "python"), "-c", "import sysconfig; print(sysconfig.get_path('purelib'))"],
+                           capture_output=True, text=True, check=True)
+    return found.stdout.strip()
+
+
 def check_installed(venv, folder, environment):
     """The program and the plugin's switch, run from the virtualenv."""
     problems = []
@@ -123,6 +132,9 @@ def main():
     parser.add_argument("--builder", required=True, help="ci/wheel-venv.sh's virtualenv")
     parser.add_argument("--source", required=True, help="gilsan's source tree (pyproject.toml)")
     parser.add_argument("--build-dir", required=True, help="where the wheel's CMake build is kept")
+    parser.add_argument("--cases", choices=("sim", "cupy"), default="sim", help="check_plugin.py's cases")
+    parser.add_argument("--driver", choices=("sim", "real", "auto"), default="sim", help="check_plugin.py's driver")
+    parser.add_argument("--site-packages", help="a folder of packages the fresh virtualenv also sees (CuPy)")
     args = parser.parse_args()
     builder_python = os.path.join(args.builder, "bin", "python")
     wheelhouse = os.path.join(args.builder, "wheelhouse")
@@ -157,19 +169,26 @@ def main():
             problems.append(f"wheel name {wheels[0]}: expected gilsan-{version}-cpXY-cpXY-linux_ARCH.whl ({tag} here)")
         problems += check_members(wheel, version)
 
+        # Made without ensurepip (not every Python has it); the builder's pip installs into it, as its own would.
         venv = os.path.join(folder, "venv")
-        status, output = run([builder_python, "-m", "venv", venv], env=environment)
+        status, output = run([builder_python, "-m", "venv", "--without-pip", venv], env=environment)
         if status == 0:
-            status, output = run([os.path.join(venv, "bin", "python"), "-m", "pip", "install", "--quiet",
-                                  "--disable-pip-version-check", "--no-index", "--find-links", wheelhouse, wheel,
-                                  "-r", os.path.join(args.source, "ci", "pytest-requirements.txt")], env=environment)
+            # --ignore-installed: what the builder has itself (packaging) must still go into the virtualenv.
+            status, output = run([builder_python, "-m", "pip", "install", "--quiet", "--disable-pip-version-check",
+                                  "--ignore-installed", "--no-index", "--find-links", wheelhouse, "--prefix", venv,
+                                  wheel, "-r", os.path.join(args.source, "ci", "pytest-requirements.txt")],
+                                 env=environment)
         if status != 0:
             print(output)
             print("FAIL: could not make the virtualenv and install the wheel into it")
             return 1
+        if args.site_packages:
+            with open(os.path.join(site_packages(venv), "gilsan-check-extra.pth"), "w", encoding="utf-8") as stream:
+                stream.write(os.path.abspath(args.site_packages) + "\n")
         problems += check_installed(venv, folder, environment)
         status, output = run([sys.executable, os.path.join(HERE, "check_plugin.py"), "--python",
-                              os.path.join(venv, "bin", "python"), "--installed", "--cases", "sim", "--driver", "sim"],
+                              os.path.join(venv, "bin", "python"), "--installed", "--cases", args.cases,
+                              "--driver", args.driver],
                              env=environment)
         print(output)
         if status != 0:
