@@ -281,6 +281,10 @@ for step in "${steps[@]}"; do
       (cd /tmp && PYTHONPATH=$build/python /opt/torch/.venv/bin/python -m pytest -q -p no:cacheprovider -p gilsan.pytest \
         --gilsan-driver=real --gilsan-executable "$build/bin/gilsan" "$file") >>"$log" 2>&1
       echo "pytest under the plugin: exit $?" >>"$log"
+      # And on the simulated driver, with the same packages: the same three outcomes.
+      (cd /tmp && "$build/bin/gilsan" run --driver sim --sanitize on -- /opt/torch/.venv/bin/python -m pytest -q \
+        -p no:cacheprovider "$file") >>"$log" 2>&1
+      echo "pytest under gilsan run on the simulated driver: exit $?" >>"$log"
       rm -rf "$folder"
       /opt/torch/.venv/bin/python -m pip list 2>/dev/null | grep -iE "^(cupy|cuda|numba|numpy|pytest)" >"$out/packages.txt" ;;
     *) echo "unknown step $step" >>"$log" ;;

@@ -20,6 +20,8 @@
   X(cuDeviceGetAttribute) \
   X(cuDeviceTotalMem) \
   X(cuDeviceGetDefaultMemPool) \
+  X(cuDeviceGetMemPool) \
+  X(cuDeviceSetMemPool) \
   /* contexts */ \
   X(cuDevicePrimaryCtxRetain) \
   X(cuDevicePrimaryCtxRelease) \
@@ -66,10 +68,15 @@
   X(cuMemHostRegister) \
   X(cuMemHostUnregister) \
   X(cuMemAllocManaged) \
+  X(cuPointerGetAttribute) \
   X(cuMemAllocAsync) \
   X(cuMemFreeAsync) \
   X(cuMemAllocFromPoolAsync) \
   X(cuMemPoolTrimTo) \
+  X(cuMemPoolCreate) \
+  X(cuMemPoolDestroy) \
+  X(cuMemPoolSetAttribute) \
+  X(cuMemPoolGetAttribute) \
   X(cuMemcpyHtoD) \
   X(cuMemcpyDtoH) \
   X(cuMemcpyDtoD) \
@@ -95,6 +102,7 @@
   X(cuGraphAddHostNode) \
   X(cuGraphAddKernelNode) \
   X(cuGraphAddMemcpyNode) \
+  X(cuGraphAddMemsetNode) \
   X(cuGraphAddEmptyNode) \
   X(cuGraphHostNodeSetParams) \
   X(cuGraphInstantiateWithFlags) \

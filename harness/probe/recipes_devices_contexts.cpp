@@ -63,6 +63,16 @@ void add_device_and_context_recipes(std::vector<CallRecipe>& out) {
                    CUmemoryPool pool = nullptr;
                    return f.driver.cuDeviceGetDefaultMemPool(&pool, f.device);
                  }});
+  out.push_back({.id = "cuDeviceGetMemPool",
+                 .description = "cuDeviceGetMemPool (the current pool) of device 0",
+                 .call = [](F f, S) {
+                   CUmemoryPool pool = nullptr;
+                   return f.driver.cuDeviceGetMemPool(&pool, f.device);
+                 }});
+  out.push_back({.id = "cuDeviceSetMemPool",
+                 .description = "makes device 0's default pool its current pool (as it already is)",
+                 .prepare = [](F f, S s) { s.pool = f.default_pool(); },
+                 .call = [](F f, S s) { return f.driver.cuDeviceSetMemPool(f.device, s.pool); }});
   out.push_back({.id = "cuDevicePrimaryCtxRetain",
                  .description = "one more reference to device 0's primary context (already active)",
                  .call = [](F f, S) {

@@ -8,6 +8,20 @@ namespace {
 constexpr std::size_t kAllocation = 1 << 20;  // device and managed allocations
 constexpr std::size_t kHostBytes = 1 << 16;   // pinned, registered and copied host memory
 
+// A pool of pinned memory on the fixture's device, as CUDA's stream-ordered allocator makes by default.
+CUmemPoolProps device_pool_properties(const ProbeFixture& f) {
+  CUmemPoolProps props{};
+  props.allocType = CU_MEM_ALLOCATION_TYPE_PINNED;
+  props.location.type = CU_MEM_LOCATION_TYPE_DEVICE;
+  props.location.id = f.device;
+  return props;
+}
+
+void new_pool(const ProbeFixture& f, RecipeState& s) {
+  const CUmemPoolProps props = device_pool_properties(f);
+  f.check("cuMemPoolCreate", f.driver.cuMemPoolCreate(&s.pool, &props));
+}
+
 }  // namespace
 
 void add_memory_recipes(std::vector<CallRecipe>& out) {
@@ -54,6 +68,13 @@ void add_memory_recipes(std::vector<CallRecipe>& out) {
                  .call = [](F f, S s) {
                    return f.driver.cuMemAllocManaged(&s.device_memory, kAllocation, CU_MEM_ATTACH_GLOBAL);
                  }});
+  out.push_back({.id = "cuPointerGetAttribute",
+                 .description = "the memory type of 1 MiB of device memory allocated in preparation",
+                 .prepare = [](F f, S s) { s.device_memory = f.new_device_memory(kAllocation); },
+                 .call = [](F f, S s) {
+                   unsigned type = 0;
+                   return f.driver.cuPointerGetAttribute(&type, CU_POINTER_ATTRIBUTE_MEMORY_TYPE, s.device_memory);
+                 }});
   out.push_back({.id = "cuMemAllocAsync",
                  .description = "allocates 1 MiB from the default pool, ordered on S2",
                  .call = [](F f, S s) { return f.driver.cuMemAllocAsync(&s.device_memory, kAllocation, f.s2); }});
@@ -74,6 +95,30 @@ void add_memory_recipes(std::vector<CallRecipe>& out) {
                  .description = "trims the device's default pool to 0 bytes kept",
                  .prepare = [](F f, S s) { s.pool = f.default_pool(); },
                  .call = [](F f, S s) { return f.driver.cuMemPoolTrimTo(s.pool, 0); }});
+  out.push_back({.id = "cuMemPoolCreate",
+                 .description = "creates a pool of device 0's memory",
+                 .call = [](F f, S s) {
+                   const CUmemPoolProps props = device_pool_properties(f);
+                   return f.driver.cuMemPoolCreate(&s.pool, &props);
+                 }});
+  out.push_back({.id = "cuMemPoolDestroy",
+                 .description = "destroys a pool created in preparation",
+                 .prepare = new_pool,
+                 .call = [](F f, S s) { return f.driver.cuMemPoolDestroy(s.pool); }});
+  out.push_back({.id = "cuMemPoolSetAttribute",
+                 .description = "sets the release threshold of a pool created in preparation",
+                 .prepare = new_pool,
+                 .call = [](F f, S s) {
+                   cuuint64_t threshold = kAllocation;
+                   return f.driver.cuMemPoolSetAttribute(s.pool, CU_MEMPOOL_ATTR_RELEASE_THRESHOLD, &threshold);
+                 }});
+  out.push_back({.id = "cuMemPoolGetAttribute",
+                 .description = "the bytes in use of device 0's default pool",
+                 .prepare = [](F f, S s) { s.pool = f.default_pool(); },
+                 .call = [](F f, S s) {
+                   cuuint64_t used = 0;
+                   return f.driver.cuMemPoolGetAttribute(s.pool, CU_MEMPOOL_ATTR_USED_MEM_CURRENT, &used);
+                 }});
 
   auto device_and_pageable = [](F f, S s) {
     s.device_memory = f.new_device_memory(kHostBytes);

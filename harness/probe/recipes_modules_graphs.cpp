@@ -132,6 +132,21 @@ void add_module_and_graph_recipes(std::vector<CallRecipe>& out) {
                    copy.Depth = 1;
                    return f.driver.cuGraphAddMemcpyNode(&s.node, s.graph, nullptr, 0, &copy, f.context);
                  }});
+  out.push_back({.id = "cuGraphAddMemsetNode",
+                 .description = "adds a 4 KiB memset node (bytes) to a graph",
+                 .prepare = [](F f, S s) {
+                   s.graph = f.new_graph();
+                   s.device_memory = f.new_device_memory(4096);
+                 },
+                 .call = [](F f, S s) {
+                   CUDA_MEMSET_NODE_PARAMS params{};
+                   params.dst = s.device_memory;
+                   params.value = 7;
+                   params.elementSize = 1;
+                   params.width = 4096;
+                   params.height = 1;
+                   return f.driver.cuGraphAddMemsetNode(&s.node, s.graph, nullptr, 0, &params, f.context);
+                 }});
   out.push_back({.id = "cuGraphAddEmptyNode",
                  .description = "adds an empty node to a graph",
                  .prepare = [](F f, S s) { s.graph = f.new_graph(); },

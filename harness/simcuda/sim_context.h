@@ -21,6 +21,7 @@ struct SimDevice {
   std::string name;
   std::size_t total_memory = 0;
   std::shared_ptr<SimMemPool> default_pool;
+  std::shared_ptr<SimMemPool> current_pool;  // cuMemAllocAsync's (cuDeviceSetMemPool); the default one at first
 
   std::size_t memory_in_use = 0;
   std::shared_ptr<SimContext> primary;  // created by the first retain; destroyed (not freed) by the last release

@@ -113,6 +113,8 @@ CUresult SimDriver::configure(Lock&) {
       device->total_memory = kDeviceMemoryBytes;
       device->default_pool = std::make_shared<SimMemPool>();
       device->default_pool->device = device.get();
+      device->default_pool->is_default = true;
+      device->current_pool = device->default_pool;
       mem_pools.add(device->default_pool);
       devices_.push_back(std::move(device));
     }

@@ -109,6 +109,8 @@ class SimDriver {
   HandleTable<SimGraphExec> graph_execs;
   HandleTable<SimUserObject> user_objects;
   HandleTable<SimMemPool> mem_pools;
+  // Destroyed pools whose blocks may still be in use (an allocation points at its pool); never reused.
+  std::vector<std::shared_ptr<SimMemPool>> destroyed_pools;
   int host_functions_running = 0;  // in every context; for calls that name no context
   std::shared_ptr<CallbackThread> process_callback_thread;  // topology per-process
 

@@ -57,7 +57,8 @@ void fill(const Fill& work) {
     std::memset(bytes, static_cast<int>(work.value & 0xff), work.count);
     return;
   }
-  for (std::size_t i = 0; i < work.count; ++i) std::memcpy(bytes + i * 4, &work.value, 4);
+  // 2 or 4 bytes per element: the value's low bytes, in the host's (little-endian) order, as the GPU's.
+  for (std::size_t i = 0; i < work.count; ++i) std::memcpy(bytes + i * work.element_size, &work.value, work.element_size);
 }
 
 void run_kernel(const KernelRun& work, SimStream& stream) {

@@ -1,4 +1,5 @@
-// Allocation entry points that take no stream: device, pinned host, managed, registered memory, pools.
+// Allocation entry points that take no stream: device, pinned host, managed and registered memory, and
+// what the driver says of a pointer into one.
 #include "harness/simcuda/sim_api_scope.h"
 #include "harness/simcuda/sim_context.h"
 #include "harness/simcuda/sim_memory.h"
@@ -132,14 +133,11 @@ CUresult CUDAAPI cuMemAllocManaged(CUdeviceptr* dptr, size_t bytesize, unsigned 
   }));
 }
 
-CUresult CUDAAPI cuMemPoolTrimTo(CUmemoryPool pool, size_t minBytesToKeep) {
-  ApiScope api(entry("cuMemPoolTrimTo"), on_current_context());
+CUresult CUDAAPI cuPointerGetAttribute(void* data, CUpointer_attribute attribute, CUdeviceptr ptr) {
+  ApiScope api(entry("cuPointerGetAttribute"), on_current_context());
   if (api.refused()) return api.result();
-  auto& driver = SimDriver::instance();
-  Lock lock(driver.mutex);
-  std::shared_ptr<SimMemPool> found = driver.mem_pools.find(pool);
-  if (!found) return api.finish(CUDA_ERROR_INVALID_VALUE);
-  return api.finish(trim_pool(*found, minBytesToKeep));
+  Lock lock(SimDriver::instance().mutex);
+  return api.finish(pointer_attribute(ptr, attribute, data));
 }
 
 }  // extern "C"

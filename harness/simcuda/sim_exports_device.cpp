@@ -118,16 +118,6 @@ CUresult CUDAAPI cuDeviceTotalMem(size_t* bytes, CUdevice dev) {
   return api.finish(CUDA_SUCCESS);
 }
 
-CUresult CUDAAPI cuDeviceGetDefaultMemPool(CUmemoryPool* pool_out, CUdevice dev) {
-  ApiScope api(entry("cuDeviceGetDefaultMemPool"), on_current_context());
-  if (api.refused()) return api.result();
-  const SimDevice* device = SimDriver::instance().device(dev);
-  if (device == nullptr) return api.finish(CUDA_ERROR_INVALID_DEVICE);
-  if (pool_out == nullptr) return api.finish(CUDA_ERROR_INVALID_VALUE);
-  *pool_out = reinterpret_cast<CUmemoryPool>(device->default_pool.get());
-  return api.finish(CUDA_SUCCESS);
-}
-
 // The sim's own entry points (gilsan_sim.h).
 
 CUresult gilsanSimLaunchWork(CUstream stream, unsigned long long microseconds) {

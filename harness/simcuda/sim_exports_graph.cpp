@@ -210,6 +210,25 @@ CUresult CUDAAPI cuGraphAddMemcpyNode(CUgraphNode* phGraphNode, CUgraph hGraph, 
   }));
 }
 
+CUresult CUDAAPI cuGraphAddMemsetNode(CUgraphNode* phGraphNode, CUgraph hGraph, const CUgraphNode* dependencies,
+                                      size_t numDependencies, const CUDA_MEMSET_NODE_PARAMS* memsetParams, CUcontext) {
+  ApiScope api(entry("cuGraphAddMemsetNode"), on_current_context());
+  if (api.refused()) return api.result();
+  if (memsetParams == nullptr) return api.finish(CUDA_ERROR_INVALID_VALUE);
+  const CUDA_MEMSET_NODE_PARAMS& p = *memsetParams;
+  const unsigned size = p.elementSize;
+  if ((size != 1 && size != 2 && size != 4) || p.width == 0 || p.height == 0) return api.finish(CUDA_ERROR_INVALID_VALUE);
+  // Rows with a gap between them (a pitch wider than a row) are not modeled: one fill is one range.
+  if (p.height > 1 && p.pitch != p.width * size) return api.finish(CUDA_ERROR_NOT_SUPPORTED);
+  const std::size_t count = p.width * p.height;
+  return api.finish(guarded([&] {
+    Lock lock(SimDriver::instance().mutex);
+    if (!device_accessible(p.dst, count * size)) return CUDA_ERROR_INVALID_VALUE;
+    return add(phGraphNode, hGraph, dependencies, numDependencies, NodeKind::Memset,
+               Fill{p.dst, p.value, size, count});
+  }));
+}
+
 CUresult CUDAAPI cuGraphAddEmptyNode(CUgraphNode* phGraphNode, CUgraph hGraph, const CUgraphNode* dependencies,
                                      size_t numDependencies) {
   ApiScope api(entry("cuGraphAddEmptyNode"), on_current_context());

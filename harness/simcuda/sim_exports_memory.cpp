@@ -79,7 +79,7 @@ CUresult allocate_from_pool(CUdeviceptr* dptr, std::size_t bytes, CUmemoryPool p
   if (CUresult rc = resolve_stream(handle, null_stream, stream); rc != CUDA_SUCCESS) return rc;
   if (stream->capture) return CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED;  // memory allocation nodes
   std::shared_ptr<SimMemPool> pool =
-      pool_handle != nullptr ? driver.mem_pools.find(pool_handle) : stream->context->device->default_pool;
+      pool_handle != nullptr ? driver.mem_pools.find(pool_handle) : stream->context->device->current_pool;
   if (!pool) return CUDA_ERROR_INVALID_VALUE;
   // The block exists from now on; work ordered after this call on the stream may use it.
   std::uintptr_t address = 0;

@@ -43,6 +43,11 @@ bool counts_on_device(MemoryKind kind) {
 
 std::size_t rounded(std::size_t bytes) { return (bytes + kAlignment - 1) / kAlignment * kAlignment; }
 
+void note_pool_use(SimMemPool& pool, std::size_t bytes) {
+  pool.used += bytes;
+  pool.used_high = std::max(pool.used_high, pool.used);
+}
+
 void release_finished() {
   auto& deferred = state().deferred;
   std::erase_if(deferred, [](DeferredRelease& release) {
@@ -75,6 +80,7 @@ CUresult allocate(MemoryKind kind, std::size_t bytes, SimContext& context, SimMe
       out = cached->second;
       pool->cached.erase(cached);
       state().live[out] = Allocation{bytes, size, kind, &device, nullptr, pool};
+      note_pool_use(*pool, size);
       return CUDA_SUCCESS;
     }
   }
@@ -83,8 +89,12 @@ CUresult allocate(MemoryKind kind, std::size_t bytes, SimContext& context, SimMe
   if (storage == nullptr) return CUDA_ERROR_OUT_OF_MEMORY;
   out = reinterpret_cast<std::uintptr_t>(storage);
   if (counts_on_device(kind)) device.memory_in_use += size;
-  if (kind == MemoryKind::Pool) pool->reserved += size;
   state().live[out] = Allocation{bytes, size, kind, &device, kind == MemoryKind::Pool ? nullptr : &context, pool};
+  if (kind == MemoryKind::Pool) {
+    pool->reserved += size;
+    pool->reserved_high = std::max(pool->reserved_high, pool->reserved);
+    note_pool_use(*pool, size);
+  }
   return CUDA_SUCCESS;
 }
 
@@ -98,6 +108,7 @@ CUresult free_allocation(std::uintptr_t base, std::initializer_list<MemoryKind> 
   live.erase(it);
   if (allocation.kind == MemoryKind::Pool) {
     allocation.pool->cached.emplace(allocation.footprint, base);
+    allocation.pool->used -= allocation.footprint;
     return CUDA_SUCCESS;
   }
   if (counts_on_device(allocation.kind)) allocation.device->memory_in_use -= allocation.footprint;
@@ -114,6 +125,7 @@ void return_to_pool(std::uintptr_t base) {
   auto it = live.find(base);
   if (it == live.end() || it->second.kind != MemoryKind::Pool) return;
   it->second.pool->cached.emplace(it->second.footprint, base);
+  it->second.pool->used -= it->second.footprint;
   live.erase(it);
 }
 
@@ -127,6 +139,48 @@ CUresult trim_pool(SimMemPool& pool, std::size_t keep_bytes) {
   }
   return CUDA_SUCCESS;
 }
+
+CUresult get_pool_attribute(const SimMemPool& pool, CUmemPool_attribute attribute, void* value) {
+  if (value == nullptr) return CUDA_ERROR_INVALID_VALUE;
+  auto as_int = [value](int answer) { *static_cast<int*>(value) = answer; };
+  auto as_bytes = [value](std::uint64_t answer) { *static_cast<cuuint64_t*>(value) = answer; };
+  switch (attribute) {
+    case CU_MEMPOOL_ATTR_REUSE_FOLLOW_EVENT_DEPENDENCIES: as_int(pool.reuse_follow_event_dependencies); break;
+    case CU_MEMPOOL_ATTR_REUSE_ALLOW_OPPORTUNISTIC: as_int(pool.reuse_allow_opportunistic); break;
+    case CU_MEMPOOL_ATTR_REUSE_ALLOW_INTERNAL_DEPENDENCIES: as_int(pool.reuse_allow_internal_dependencies); break;
+    case CU_MEMPOOL_ATTR_RELEASE_THRESHOLD: as_bytes(pool.release_threshold); break;
+    case CU_MEMPOOL_ATTR_RESERVED_MEM_CURRENT: as_bytes(pool.reserved); break;
+    case CU_MEMPOOL_ATTR_RESERVED_MEM_HIGH: as_bytes(pool.reserved_high); break;
+    case CU_MEMPOOL_ATTR_USED_MEM_CURRENT: as_bytes(pool.used); break;
+    case CU_MEMPOOL_ATTR_USED_MEM_HIGH: as_bytes(pool.used_high); break;
+    default: return CUDA_ERROR_INVALID_VALUE;
+  }
+  return CUDA_SUCCESS;
+}
+
+CUresult set_pool_attribute(SimMemPool& pool, CUmemPool_attribute attribute, const void* value) {
+  if (value == nullptr) return CUDA_ERROR_INVALID_VALUE;
+  auto flag = [value] { return *static_cast<const int*>(value) != 0 ? 1 : 0; };
+  switch (attribute) {
+    case CU_MEMPOOL_ATTR_REUSE_FOLLOW_EVENT_DEPENDENCIES: pool.reuse_follow_event_dependencies = flag(); break;
+    case CU_MEMPOOL_ATTR_REUSE_ALLOW_OPPORTUNISTIC: pool.reuse_allow_opportunistic = flag(); break;
+    case CU_MEMPOOL_ATTR_REUSE_ALLOW_INTERNAL_DEPENDENCIES: pool.reuse_allow_internal_dependencies = flag(); break;
+    case CU_MEMPOOL_ATTR_RELEASE_THRESHOLD: pool.release_threshold = *static_cast<const cuuint64_t*>(value); break;
+    // The high-water marks can only be reset, to the current value, by setting 0.
+    case CU_MEMPOOL_ATTR_RESERVED_MEM_HIGH:
+      if (*static_cast<const cuuint64_t*>(value) != 0) return CUDA_ERROR_INVALID_VALUE;
+      pool.reserved_high = pool.reserved;
+      break;
+    case CU_MEMPOOL_ATTR_USED_MEM_HIGH:
+      if (*static_cast<const cuuint64_t*>(value) != 0) return CUDA_ERROR_INVALID_VALUE;
+      pool.used_high = pool.used;
+      break;
+    default: return CUDA_ERROR_INVALID_VALUE;  // the current amounts are read-only
+  }
+  return CUDA_SUCCESS;
+}
+
+void release_pool_cache(SimMemPool& pool) { trim_pool(pool, 0); }
 
 CUresult register_host(void* pointer, std::size_t bytes, SimContext& context) {
   if (pointer == nullptr || bytes == 0) return CUDA_ERROR_INVALID_VALUE;
@@ -147,6 +201,37 @@ CUresult unregister_host(void* pointer) {
   auto it = live.find(reinterpret_cast<std::uintptr_t>(pointer));
   if (it == live.end() || it->second.kind != MemoryKind::RegisteredHost) return CUDA_ERROR_HOST_MEMORY_NOT_REGISTERED;
   live.erase(it);
+  return CUDA_SUCCESS;
+}
+
+CUresult pointer_attribute(std::uintptr_t address, CUpointer_attribute attribute, void* data) {
+  if (data == nullptr) return CUDA_ERROR_INVALID_VALUE;
+  auto it = containing(address, 1);
+  if (it == state().live.end()) return CUDA_ERROR_INVALID_VALUE;
+  const Allocation& found = it->second;
+  const bool on_host = found.kind == MemoryKind::PinnedHost || found.kind == MemoryKind::RegisteredHost;
+  switch (attribute) {
+    case CU_POINTER_ATTRIBUTE_MEMORY_TYPE:
+      *static_cast<unsigned*>(data) = on_host ? CU_MEMORYTYPE_HOST : CU_MEMORYTYPE_DEVICE;
+      break;
+    case CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL: *static_cast<int*>(data) = found.device->ordinal; break;
+    case CU_POINTER_ATTRIBUTE_IS_MANAGED: *static_cast<unsigned*>(data) = found.kind == MemoryKind::Managed; break;
+    case CU_POINTER_ATTRIBUTE_CONTEXT:
+      *static_cast<CUcontext*>(data) = reinterpret_cast<CUcontext>(const_cast<SimContext*>(found.context));
+      break;
+    // Host and device see one address space in the sim: the device pointer is the host backing.
+    case CU_POINTER_ATTRIBUTE_DEVICE_POINTER: *static_cast<CUdeviceptr*>(data) = address; break;
+    case CU_POINTER_ATTRIBUTE_HOST_POINTER:
+      if (!on_host && found.kind != MemoryKind::Managed) return CUDA_ERROR_INVALID_VALUE;
+      *static_cast<void**>(data) = reinterpret_cast<void*>(address);
+      break;
+    case CU_POINTER_ATTRIBUTE_RANGE_START_ADDR: *static_cast<CUdeviceptr*>(data) = it->first; break;
+    case CU_POINTER_ATTRIBUTE_RANGE_SIZE: *static_cast<std::size_t*>(data) = found.size; break;
+    case CU_POINTER_ATTRIBUTE_MEMPOOL_HANDLE:
+      *static_cast<CUmemoryPool*>(data) = reinterpret_cast<CUmemoryPool>(found.pool);
+      break;
+    default: return CUDA_ERROR_NOT_SUPPORTED;
+  }
   return CUDA_SUCCESS;
 }
 

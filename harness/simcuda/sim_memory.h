@@ -21,8 +21,20 @@ enum class MemoryKind { Device, Pool, Managed, PinnedHost, RegisteredHost };
 // Guarded by SimDriver::mutex.
 struct SimMemPool {
   SimDevice* device = nullptr;
+  bool is_default = false;                            // a device's own: cuMemPoolDestroy refuses it
   std::multimap<std::size_t, std::uintptr_t> cached;  // freed blocks by size, kept for reuse until trimmed
   std::size_t reserved = 0;                           // bytes the pool holds, in use or cached
+  std::size_t used = 0;                               // bytes of its blocks in use
+  // cuMemPoolGetAttribute's high-water marks (cuMemPoolSetAttribute resets them, to 0 only).
+  std::size_t reserved_high = 0;
+  std::size_t used_high = 0;
+  // cuMemPoolSetAttribute's settings, as the driver defaults them. The sim keeps every freed block until
+  // cuMemPoolTrimTo whatever the threshold, and reuses a block only once its free has run on its stream,
+  // which every reuse policy allows.
+  std::uint64_t release_threshold = 0;
+  int reuse_follow_event_dependencies = 1;
+  int reuse_allow_opportunistic = 1;
+  int reuse_allow_internal_dependencies = 1;
 };
 
 // All functions require the lock.
@@ -35,9 +47,21 @@ CUresult free_allocation(std::uintptr_t base, std::initializer_list<MemoryKind> 
 // cuMemFreeAsync when the stream reaches it: the block goes back to its pool.
 void return_to_pool(std::uintptr_t base);
 CUresult trim_pool(SimMemPool& pool, std::size_t keep_bytes);
+// cuMemPoolGetAttribute and cuMemPoolSetAttribute: `value` points to an int or a cuuint64_t, as the
+// attribute says (cuda.h).
+CUresult get_pool_attribute(const SimMemPool& pool, CUmemPool_attribute attribute, void* value);
+CUresult set_pool_attribute(SimMemPool& pool, CUmemPool_attribute attribute, const void* value);
+// cuMemPoolDestroy: its cached blocks are released; blocks still in use go back to nothing (the pool
+// object stays, unreachable, for them).
+void release_pool_cache(SimMemPool& pool);
 
 CUresult register_host(void* pointer, std::size_t bytes, SimContext& context);
 CUresult unregister_host(void* pointer);
+
+// cuPointerGetAttribute of an address inside one of the driver's allocations; CUDA_ERROR_INVALID_VALUE
+// for any other address (ordinary host memory, as the driver answers), CUDA_ERROR_NOT_SUPPORTED for an
+// attribute the sim does not model.
+CUresult pointer_attribute(std::uintptr_t address, CUpointer_attribute attribute, void* data);
 
 // True when [address, address + bytes) lies in one allocation the device can reach.
 bool device_accessible(std::uintptr_t address, std::size_t bytes);

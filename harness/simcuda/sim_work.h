@@ -41,7 +41,7 @@ struct Copy {
 struct Fill {
   std::uintptr_t destination = 0;
   std::uint32_t value = 0;
-  unsigned element_size = 1;  // 1 (cuMemsetD8) or 4 (cuMemsetD32)
+  unsigned element_size = 1;  // 1 (cuMemsetD8), 4 (cuMemsetD32), or 1, 2 or 4 (a memset node)
   std::size_t count = 0;
 };
 
