@@ -37,6 +37,14 @@ CUresult need_memory(CallSite& s) {
 
 CUresult need_pool(CallSite& s) { return driver().cuDeviceGetDefaultMemPool(&s.pool, s.device); }
 
+CUmemPoolProps device_pool_properties(const CallSite& s) {
+  CUmemPoolProps props{};
+  props.allocType = CU_MEM_ALLOCATION_TYPE_PINNED;
+  props.location.type = CU_MEM_LOCATION_TYPE_DEVICE;
+  props.location.id = s.device;
+  return props;
+}
+
 CUresult need_module(CallSite& s) {
   const DriverTable& d = driver();
   STEP(d.cuModuleLoadData(&s.module, test_kernels_ptx()));
@@ -83,6 +91,8 @@ std::vector<EntryPointCall> make_calls() {
        }},
       {"cuDeviceTotalMem", {}, [=](CallSite& s) { size_t bytes = 0; return d().cuDeviceTotalMem(&bytes, s.device); }},
       {"cuDeviceGetDefaultMemPool", {}, [=](CallSite& s) { CUmemoryPool p; return d().cuDeviceGetDefaultMemPool(&p, s.device); }},
+      {"cuDeviceGetMemPool", {}, [=](CallSite& s) { CUmemoryPool p; return d().cuDeviceGetMemPool(&p, s.device); }},
+      {"cuDeviceSetMemPool", need_pool, [=](CallSite& s) { return d().cuDeviceSetMemPool(s.device, s.pool); }},
       // Contexts.
       {"cuDevicePrimaryCtxRetain", {}, [=](CallSite& s) { CUcontext c; return d().cuDevicePrimaryCtxRetain(&c, s.device); }},
       // The site's context is a created one, so the primary context's only reference is the one taken
@@ -161,6 +171,10 @@ std::vector<EntryPointCall> make_calls() {
        },
        [=](CallSite& s) { return d().cuMemHostUnregister(s.host_buffer); }},
       {"cuMemAllocManaged", {}, [=](CallSite&) { CUdeviceptr p; return d().cuMemAllocManaged(&p, 4096, CU_MEM_ATTACH_GLOBAL); }},
+      {"cuPointerGetAttribute", need_memory, [=](CallSite& s) {
+         unsigned type = 0;
+         return d().cuPointerGetAttribute(&type, CU_POINTER_ATTRIBUTE_MEMORY_TYPE, s.device_memory);
+       }},
       {"cuMemAllocAsync", {}, [=](CallSite& s) { CUdeviceptr p; return d().cuMemAllocAsync(&p, 4096, s.other_stream); }},
       {"cuMemFreeAsync",
        [=](CallSite& s) {
@@ -171,6 +185,25 @@ std::vector<EntryPointCall> make_calls() {
       {"cuMemAllocFromPoolAsync", need_pool,
        [=](CallSite& s) { CUdeviceptr p; return d().cuMemAllocFromPoolAsync(&p, 4096, s.pool, s.other_stream); }},
       {"cuMemPoolTrimTo", need_pool, [=](CallSite& s) { return d().cuMemPoolTrimTo(s.pool, 0); }},
+      {"cuMemPoolCreate", {}, [=](CallSite& s) {
+         CUmemPoolProps props = device_pool_properties(s);
+         CUmemoryPool p;
+         return d().cuMemPoolCreate(&p, &props);
+       }},
+      {"cuMemPoolDestroy",
+       [=](CallSite& s) {
+         CUmemPoolProps props = device_pool_properties(s);
+         return d().cuMemPoolCreate(&s.pool, &props);
+       },
+       [=](CallSite& s) { return d().cuMemPoolDestroy(s.pool); }},
+      {"cuMemPoolSetAttribute", need_pool, [=](CallSite& s) {
+         cuuint64_t threshold = 0;
+         return d().cuMemPoolSetAttribute(s.pool, CU_MEMPOOL_ATTR_RELEASE_THRESHOLD, &threshold);
+       }},
+      {"cuMemPoolGetAttribute", need_pool, [=](CallSite& s) {
+         cuuint64_t used = 0;
+         return d().cuMemPoolGetAttribute(s.pool, CU_MEMPOOL_ATTR_USED_MEM_CURRENT, &used);
+       }},
       {"cuMemcpyHtoD", need_memory, [=](CallSite& s) { return d().cuMemcpyHtoD(s.device_memory, s.host_buffer, 256); }},
       {"cuMemcpyDtoH", need_memory, [=](CallSite& s) { return d().cuMemcpyDtoH(s.host_buffer, s.device_memory, 256); }},
       {"cuMemcpyDtoD", need_memory,
@@ -241,6 +274,20 @@ std::vector<EntryPointCall> make_calls() {
          copy.Height = 1;
          copy.Depth = 1;
          return d().cuGraphAddMemcpyNode(&n, s.graph, nullptr, 0, &copy, s.context);
+       }},
+      {"cuGraphAddMemsetNode",
+       [=](CallSite& s) {
+         STEP(need_graph(s));
+         return need_memory(s);
+       },
+       [=](CallSite& s) {
+         CUgraphNode n;
+         CUDA_MEMSET_NODE_PARAMS params{};
+         params.dst = s.device_memory;
+         params.elementSize = 1;
+         params.width = 256;
+         params.height = 1;
+         return d().cuGraphAddMemsetNode(&n, s.graph, nullptr, 0, &params, s.context);
        }},
       {"cuGraphAddEmptyNode", need_graph,
        [=](CallSite& s) { CUgraphNode n; return d().cuGraphAddEmptyNode(&n, s.graph, nullptr, 0); }},

@@ -1,8 +1,10 @@
 """Issue 31's file, as a new user wrote it against cuda.core's public graph API: memset, callback and
 memcpy nodes of a GraphDefinition over memory from Device.allocate, with a Python callable, a ctypes
-function given a raw pointer and one given bytes; each graph launched three times. Needs a GPU (the
-simulated driver has no stream-ordered memory pool yet). Plainly, under `gilsan run --sanitize on`
-and under the pytest plugin, all three pass (ci/gpu-run.sh transparency)."""
+function given a raw pointer and one given bytes; each graph launched three times. Plainly, under
+`gilsan run --sanitize on` and under the pytest plugin on the real driver, and under `gilsan run` on the
+simulated driver (its stream-ordered pools, memset nodes and pointer attributes), all three pass
+(ci/gpu-run.sh transparency; tests/transparency/programs/cuda_core_pool_memory_graph.py is the same
+contract as a program, for CI's simulated driver)."""
 import ctypes
 
 import pytest

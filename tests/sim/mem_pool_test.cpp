@@ -1,0 +1,150 @@
+// Stream-ordered pools, pointer attributes and memset nodes: what cuda.core's Device.allocate and
+// GraphDefinition.memset rely on. Each assertion is the driver's documented behaviour, so the same tests
+// run on the real driver (gilsan_sim_tests --driver real).
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <cstdlib>
+#include <cstring>
+#include <vector>
+
+#include "tests/sim/test_support.h"
+
+namespace gilsan::test {
+namespace {
+
+CUmemoryPool new_device_pool() {
+  CUmemPoolProps props{};
+  props.allocType = CU_MEM_ALLOCATION_TYPE_PINNED;
+  props.location.type = CU_MEM_LOCATION_TYPE_DEVICE;
+  props.location.id = 0;
+  CUmemoryPool pool = nullptr;
+  EXPECT_CU(driver().cuMemPoolCreate(&pool, &props));
+  return pool;
+}
+
+cuuint64_t attribute(CUmemoryPool pool, CUmemPool_attribute which) {
+  cuuint64_t value = 0;
+  EXPECT_CU(driver().cuMemPoolGetAttribute(pool, which, &value));
+  return value;
+}
+
+TEST(MemPools, TheCurrentPoolServesAsyncAllocationsAndFallsBackWhenDestroyed) {
+  PrimaryContext context;
+  Stream stream;
+  const DriverTable& d = driver();
+  CUmemoryPool default_pool = nullptr;
+  CUmemoryPool current = nullptr;
+  ASSERT_CU(d.cuDeviceGetDefaultMemPool(&default_pool, 0));
+  ASSERT_CU(d.cuDeviceGetMemPool(&current, 0));
+  EXPECT_EQ(default_pool, current);
+
+  CUmemoryPool mine = new_device_pool();
+  ASSERT_NE(nullptr, mine);
+  ASSERT_CU(d.cuDeviceSetMemPool(0, mine));
+  ASSERT_CU(d.cuDeviceGetMemPool(&current, 0));
+  EXPECT_EQ(mine, current);
+  CUdeviceptr block = 0;
+  ASSERT_CU(d.cuMemAllocAsync(&block, 4096, stream.get()));
+  CUmemoryPool owner = nullptr;
+  EXPECT_CU(d.cuPointerGetAttribute(&owner, CU_POINTER_ATTRIBUTE_MEMPOOL_HANDLE, block));
+  EXPECT_EQ(mine, owner);
+  EXPECT_GE(attribute(mine, CU_MEMPOOL_ATTR_USED_MEM_CURRENT), 4096u);
+  EXPECT_GE(attribute(mine, CU_MEMPOOL_ATTR_RESERVED_MEM_CURRENT), 4096u);
+  EXPECT_CU(d.cuMemFreeAsync(block, stream.get()));
+  EXPECT_CU(d.cuStreamSynchronize(stream.get()));
+  EXPECT_EQ(0u, attribute(mine, CU_MEMPOOL_ATTR_USED_MEM_CURRENT));
+
+  // Destroying the device's current pool makes its default pool current again.
+  EXPECT_CU(d.cuMemPoolDestroy(mine));
+  ASSERT_CU(d.cuDeviceGetMemPool(&current, 0));
+  EXPECT_EQ(default_pool, current);
+}
+
+TEST(MemPools, AttributesAreSetAndReadBack) {
+  PrimaryContext context;
+  const DriverTable& d = driver();
+  CUmemoryPool pool = new_device_pool();
+  cuuint64_t threshold = 1 << 20;
+  EXPECT_CU(d.cuMemPoolSetAttribute(pool, CU_MEMPOOL_ATTR_RELEASE_THRESHOLD, &threshold));
+  EXPECT_EQ(cuuint64_t{1} << 20, attribute(pool, CU_MEMPOOL_ATTR_RELEASE_THRESHOLD));
+  int opportunistic = 0;
+  EXPECT_CU(d.cuMemPoolSetAttribute(pool, CU_MEMPOOL_ATTR_REUSE_ALLOW_OPPORTUNISTIC, &opportunistic));
+  int back = 1;
+  EXPECT_CU(d.cuMemPoolGetAttribute(pool, CU_MEMPOOL_ATTR_REUSE_ALLOW_OPPORTUNISTIC, &back));
+  EXPECT_EQ(0, back);
+  // A high-water mark can only be reset, by setting 0.
+  cuuint64_t not_zero = 5;
+  EXPECT_EQ("CUDA_ERROR_INVALID_VALUE", result_name(d.cuMemPoolSetAttribute(pool, CU_MEMPOOL_ATTR_USED_MEM_HIGH, &not_zero)));
+  cuuint64_t zero = 0;
+  EXPECT_CU(d.cuMemPoolSetAttribute(pool, CU_MEMPOOL_ATTR_USED_MEM_HIGH, &zero));
+  EXPECT_CU(d.cuMemPoolDestroy(pool));
+}
+
+TEST(PointerAttributes, SayWhereMemoryLives) {
+  PrimaryContext context;
+  const DriverTable& d = driver();
+  CUdeviceptr device_memory = 0;
+  ASSERT_CU(d.cuMemAlloc(&device_memory, 4096));
+  void* pinned = nullptr;
+  ASSERT_CU(d.cuMemAllocHost(&pinned, 4096));
+  unsigned type = 0;
+  EXPECT_CU(d.cuPointerGetAttribute(&type, CU_POINTER_ATTRIBUTE_MEMORY_TYPE, device_memory));
+  EXPECT_EQ(static_cast<unsigned>(CU_MEMORYTYPE_DEVICE), type);
+  EXPECT_CU(d.cuPointerGetAttribute(&type, CU_POINTER_ATTRIBUTE_MEMORY_TYPE, reinterpret_cast<CUdeviceptr>(pinned)));
+  EXPECT_EQ(static_cast<unsigned>(CU_MEMORYTYPE_HOST), type);
+  int ordinal = -1;
+  EXPECT_CU(d.cuPointerGetAttribute(&ordinal, CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL, device_memory + 100));
+  EXPECT_EQ(0, ordinal);
+  CUdeviceptr start = 0;
+  std::size_t size = 0;
+  EXPECT_CU(d.cuPointerGetAttribute(&start, CU_POINTER_ATTRIBUTE_RANGE_START_ADDR, device_memory + 100));
+  EXPECT_CU(d.cuPointerGetAttribute(&size, CU_POINTER_ATTRIBUTE_RANGE_SIZE, device_memory + 100));
+  EXPECT_EQ(device_memory, start);
+  EXPECT_GE(size, 4096u);
+  // Ordinary host memory is none of the driver's.
+  std::vector<unsigned char> pageable(64);
+  EXPECT_EQ("CUDA_ERROR_INVALID_VALUE",
+            result_name(d.cuPointerGetAttribute(&type, CU_POINTER_ATTRIBUTE_MEMORY_TYPE,
+                                                reinterpret_cast<CUdeviceptr>(pageable.data()))));
+  EXPECT_CU(d.cuMemFreeHost(pinned));
+  EXPECT_CU(d.cuMemFree(device_memory));
+}
+
+TEST(Graphs, MemsetNodesFillElementsOfOneTwoOrFourBytes) {
+  PrimaryContext context;
+  Stream stream;
+  const DriverTable& d = driver();
+  constexpr std::size_t kBytes = 64;
+  for (unsigned element : {1u, 2u, 4u}) {
+    SCOPED_TRACE("element size " + std::to_string(element));
+    CUdeviceptr target = 0;
+    ASSERT_CU(d.cuMemAlloc(&target, kBytes));
+    CUgraph graph = nullptr;
+    ASSERT_CU(d.cuGraphCreate(&graph, 0));
+    CUDA_MEMSET_NODE_PARAMS params{};
+    params.dst = target;
+    params.value = 0x11223344u;
+    params.elementSize = element;
+    params.width = kBytes / element;
+    params.height = 1;
+    CUgraphNode node = nullptr;
+    ASSERT_CU(d.cuGraphAddMemsetNode(&node, graph, nullptr, 0, &params, context.get()));
+    CUgraphExec exec = nullptr;
+    ASSERT_CU(d.cuGraphInstantiateWithFlags(&exec, graph, 0));
+    ASSERT_CU(d.cuGraphLaunch(exec, stream.get()));
+    ASSERT_CU(d.cuStreamSynchronize(stream.get()));
+    std::vector<unsigned char> back(kBytes);
+    ASSERT_CU(d.cuMemcpyDtoH(back.data(), target, kBytes));
+    // The value's low `element` bytes, repeated (little-endian, as on the GPU).
+    const std::uint32_t value = params.value;
+    for (std::size_t i = 0; i < kBytes; ++i)
+      EXPECT_EQ(reinterpret_cast<const unsigned char*>(&value)[i % element], back[i]) << "byte " << i;
+    EXPECT_CU(d.cuGraphExecDestroy(exec));
+    EXPECT_CU(d.cuGraphDestroy(graph));
+    EXPECT_CU(d.cuMemFree(target));
+  }
+}
+
+}  // namespace
+}  // namespace gilsan::test
