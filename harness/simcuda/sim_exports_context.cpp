@@ -1,6 +1,7 @@
 // Primary and created contexts, and the calling thread's current context.
 #include "harness/simcuda/sim_api_scope.h"
 #include "harness/simcuda/sim_context.h"
+#include "harness/simcuda/sim_memory.h"
 #include "harness/simcuda/sim_stream.h"
 
 using namespace gilsan::sim;
@@ -190,6 +191,7 @@ CUresult CUDAAPI cuCtxSynchronize(void) {
     std::shared_ptr<SimContext> context = current_context();
     if (!context) return CUDA_ERROR_INVALID_CONTEXT;
     wait_for(lock, completion_of(*context));
+    release_above_thresholds();
     return context->sticky_error;
   }));
 }

@@ -2,6 +2,7 @@
 #include "harness/simcuda/sim_api_scope.h"
 #include "harness/simcuda/sim_context.h"
 #include "harness/simcuda/sim_event.h"
+#include "harness/simcuda/sim_memory.h"
 #include "harness/simcuda/sim_stream_entry_points.h"
 
 namespace gilsan::sim::api {
@@ -81,6 +82,7 @@ CUresult CUDAAPI cuEventSynchronize(CUevent hEvent) {
     if (!event->recorded) return CUDA_SUCCESS;
     Dependency recorded = *event->recorded;
     wait_for(lock, {recorded});
+    release_above_thresholds();
     return recorded.stream->context->sticky_error;
   }));
 }

@@ -8,6 +8,7 @@
 #include "harness/simcuda/sim_capture.h"
 #include "harness/simcuda/sim_context.h"
 #include "harness/simcuda/sim_event.h"
+#include "harness/simcuda/sim_memory.h"
 #include "harness/simcuda/sim_stream_entry_points.h"
 
 namespace gilsan::sim {
@@ -95,6 +96,7 @@ CUresult stream_synchronize(CUstream hStream, DefaultStream null_stream) {
     if (CUresult rc = resolve_stream(hStream, null_stream, stream); rc != CUDA_SUCCESS) return rc;
     if (stream->capture) return refuse_while_capturing(*stream);
     wait_for(lock, completion_of(*stream));
+    release_above_thresholds();
     return stream->context->sticky_error;
   }));
 }

@@ -182,6 +182,11 @@ CUresult set_pool_attribute(SimMemPool& pool, CUmemPool_attribute attribute, con
 
 void release_pool_cache(SimMemPool& pool) { trim_pool(pool, 0); }
 
+void release_above_thresholds() {
+  SimDriver::instance().mem_pools.for_each(
+      [](const std::shared_ptr<SimMemPool>& pool) { trim_pool(*pool, pool->release_threshold); });
+}
+
 CUresult register_host(void* pointer, std::size_t bytes, SimContext& context) {
   if (pointer == nullptr || bytes == 0) return CUDA_ERROR_INVALID_VALUE;
   auto& live = state().live;

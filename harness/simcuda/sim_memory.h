@@ -28,9 +28,8 @@ struct SimMemPool {
   // cuMemPoolGetAttribute's high-water marks (cuMemPoolSetAttribute resets them, to 0 only).
   std::size_t reserved_high = 0;
   std::size_t used_high = 0;
-  // cuMemPoolSetAttribute's settings, as the driver defaults them. The sim keeps every freed block until
-  // cuMemPoolTrimTo whatever the threshold, and reuses a block only once its free has run on its stream,
-  // which every reuse policy allows.
+  // cuMemPoolSetAttribute's settings, as the driver defaults them. The sim reuses a block only once its
+  // free has run on its stream, which every reuse policy allows.
   std::uint64_t release_threshold = 0;
   int reuse_follow_event_dependencies = 1;
   int reuse_allow_opportunistic = 1;
@@ -51,6 +50,9 @@ CUresult trim_pool(SimMemPool& pool, std::size_t keep_bytes);
 // attribute says (cuda.h).
 CUresult get_pool_attribute(const SimMemPool& pool, CUmemPool_attribute attribute, void* value);
 CUresult set_pool_attribute(SimMemPool& pool, CUmemPool_attribute attribute, const void* value);
+// At a stream, event or context synchronize: every pool gives back its freed blocks above its release
+// threshold (CU_MEMPOOL_ATTR_RELEASE_THRESHOLD), as the driver does then.
+void release_above_thresholds();
 // cuMemPoolDestroy: its cached blocks are released; blocks still in use go back to nothing (the pool
 // object stays, unreachable, for them).
 void release_pool_cache(SimMemPool& pool);

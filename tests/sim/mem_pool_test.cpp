@@ -61,6 +61,28 @@ TEST(MemPools, TheCurrentPoolServesAsyncAllocationsAndFallsBackWhenDestroyed) {
   EXPECT_EQ(default_pool, current);
 }
 
+// Freed blocks stay with the pool up to its release threshold, and what is above it goes back at a
+// synchronize.
+TEST(MemPools, ASynchronizeReleasesWhatIsAboveTheThreshold) {
+  PrimaryContext context;
+  Stream stream;
+  const DriverTable& d = driver();
+  CUmemoryPool pool = new_device_pool();
+  cuuint64_t keep_all = ~cuuint64_t{0};
+  ASSERT_CU(d.cuMemPoolSetAttribute(pool, CU_MEMPOOL_ATTR_RELEASE_THRESHOLD, &keep_all));
+  CUdeviceptr block = 0;
+  ASSERT_CU(d.cuMemAllocFromPoolAsync(&block, 1 << 20, pool, stream.get()));
+  ASSERT_CU(d.cuMemFreeAsync(block, stream.get()));
+  ASSERT_CU(d.cuStreamSynchronize(stream.get()));
+  EXPECT_GE(attribute(pool, CU_MEMPOOL_ATTR_RESERVED_MEM_CURRENT), cuuint64_t{1} << 20);
+
+  cuuint64_t keep_none = 0;
+  ASSERT_CU(d.cuMemPoolSetAttribute(pool, CU_MEMPOOL_ATTR_RELEASE_THRESHOLD, &keep_none));
+  ASSERT_CU(d.cuStreamSynchronize(stream.get()));
+  EXPECT_EQ(0u, attribute(pool, CU_MEMPOOL_ATTR_RESERVED_MEM_CURRENT));
+  EXPECT_CU(d.cuMemPoolDestroy(pool));
+}
+
 TEST(MemPools, AttributesAreSetAndReadBack) {
   PrimaryContext context;
   const DriverTable& d = driver();
