@@ -28,8 +28,11 @@ std::string simulated_driver_path() {
     auto beside = std::filesystem::path(info.dli_fname).parent_path() / "libgilsan_simcuda.so";
     if (std::filesystem::exists(beside)) return beside.string();
   }
-  if (std::string installed = installed_file(installed_library_folder() + "/libgilsan_simcuda.so"); !installed.empty())
-    return installed;
+  // LIBDIR/gilsan/driver/libcuda.so.1 first: the file a program finds through LD_LIBRARY_PATH, so that a
+  // process that has both loads one simulated driver, not two (in a wheel it is a copy, not a link).
+  for (const char* relative : {"/gilsan/driver/libcuda.so.1", "/libgilsan_simcuda.so"})
+    if (std::string installed = installed_file(installed_library_folder() + relative); !installed.empty())
+      return installed;
 #ifdef GILSAN_SIM_LIBRARY_DEFAULT
   if (std::filesystem::exists(GILSAN_SIM_LIBRARY_DEFAULT)) return GILSAN_SIM_LIBRARY_DEFAULT;
 #endif

@@ -51,14 +51,26 @@ void copy(const Copy& work) {
   }
 }
 
+// The 4-byte pattern a fill repeats: `value` copied into each element of the word, the copies ORed, as
+// the driver does for a memset node whose value is wider than its element (measured on an H100,
+// tests/sim/mem_pool_test.cpp; a value that fits its element is simply repeated).
+std::uint32_t fill_pattern(std::uint32_t value, unsigned element_size) {
+  if (element_size == 1) return value | value << 8 | value << 16 | value << 24;
+  if (element_size == 2) return value | value << 16;
+  return value;
+}
+
 void fill(const Fill& work) {
   auto* bytes = reinterpret_cast<unsigned char*>(work.destination);
-  if (work.element_size == 1) {
-    std::memset(bytes, static_cast<int>(work.value & 0xff), work.count);
+  const std::size_t size = work.count * work.element_size;
+  if (work.element_size == 1 && work.value <= 0xff) {
+    std::memset(bytes, static_cast<int>(work.value), size);
     return;
   }
-  // 2 or 4 bytes per element: the value's low bytes, in the host's (little-endian) order, as the GPU's.
-  for (std::size_t i = 0; i < work.count; ++i) std::memcpy(bytes + i * work.element_size, &work.value, work.element_size);
+  const std::uint32_t pattern = fill_pattern(work.value, work.element_size);
+  unsigned char word[4];
+  std::memcpy(word, &pattern, 4);  // little-endian, as the GPU's
+  for (std::size_t i = 0; i < size; ++i) bytes[i] = word[i % 4];
 }
 
 void run_kernel(const KernelRun& work, SimStream& stream) {

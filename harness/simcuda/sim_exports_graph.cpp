@@ -1,5 +1,6 @@
 // Graphs: nodes, upload and launch (instantiation: sim_exports_graph_instantiate.cpp).
 #include <cstddef>
+#include <limits>
 #include <vector>
 
 #include "harness/driverhooks/driver_hooks.h"
@@ -218,6 +219,9 @@ CUresult CUDAAPI cuGraphAddMemsetNode(CUgraphNode* phGraphNode, CUgraph hGraph, 
   const CUDA_MEMSET_NODE_PARAMS& p = *memsetParams;
   const unsigned size = p.elementSize;
   if ((size != 1 && size != 2 && size != 4) || p.width == 0 || p.height == 0) return api.finish(CUDA_ERROR_INVALID_VALUE);
+  const std::size_t max_elements = std::numeric_limits<std::size_t>::max() / 4;
+  if (p.width > max_elements || p.height > max_elements / p.width) return api.finish(CUDA_ERROR_INVALID_VALUE);
+  if (p.height > 1 && p.pitch < p.width * size) return api.finish(CUDA_ERROR_INVALID_VALUE);  // rows overlap
   // Rows with a gap between them (a pitch wider than a row) are not modeled: one fill is one range.
   if (p.height > 1 && p.pitch != p.width * size) return api.finish(CUDA_ERROR_NOT_SUPPORTED);
   const std::size_t count = p.width * p.height;

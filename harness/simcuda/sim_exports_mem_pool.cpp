@@ -87,8 +87,8 @@ CUresult CUDAAPI cuMemPoolDestroy(CUmemoryPool pool) {
   // A device whose current pool this was goes back to its default pool (cuMemPoolDestroy's contract).
   if (found->device->current_pool == found) found->device->current_pool = found->device->default_pool;
   driver.mem_pools.remove(pool);
-  release_pool_cache(*found);
-  driver.destroyed_pools.push_back(std::move(found));
+  destroy_pool(*found);
+  if (found->reserved > 0) driver.destroyed_pools.push_back(std::move(found));
   return api.finish(CUDA_SUCCESS);
 }
 

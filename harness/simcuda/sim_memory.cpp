@@ -18,12 +18,16 @@ struct Allocation {
   SimDevice* device = nullptr;
   const SimContext* context = nullptr;  // null for pool blocks, which belong to their device
   SimMemPool* pool = nullptr;
+  const SimContext* ordered_in = nullptr;  // a pool block's: the context of the stream it was allocated on
 };
 
-// Host memory whose release waits for work enqueued before it was freed.
+// Host memory whose release waits for work enqueued before it was freed; a pool block (pool set) goes
+// back to its pool then instead.
 struct DeferredRelease {
   void* storage = nullptr;
   std::vector<Dependency> after;
+  SimMemPool* pool = nullptr;
+  std::size_t footprint = 0;
 };
 
 struct MemoryState {
@@ -48,11 +52,26 @@ void note_pool_use(SimMemPool& pool, std::size_t bytes) {
   pool.used_high = std::max(pool.used_high, pool.used);
 }
 
+// A block given back to its pool: cached for reuse, or released at once when the pool was destroyed
+// (cuMemPoolDestroy: its memory goes once no allocation is outstanding).
+void give_back_to_pool(SimMemPool& pool, std::uintptr_t base, std::size_t footprint) {
+  if (!pool.destroyed) {
+    pool.cached.emplace(footprint, base);
+    return;
+  }
+  std::free(reinterpret_cast<void*>(base));
+  pool.reserved -= footprint;
+  pool.device->memory_in_use -= footprint;
+}
+
 void release_finished() {
   auto& deferred = state().deferred;
   std::erase_if(deferred, [](DeferredRelease& release) {
     if (!satisfied(release.after)) return false;
-    std::free(release.storage);
+    if (release.pool != nullptr)
+      give_back_to_pool(*release.pool, reinterpret_cast<std::uintptr_t>(release.storage), release.footprint);
+    else
+      std::free(release.storage);
     return true;
   });
 }
@@ -79,7 +98,7 @@ CUresult allocate(MemoryKind kind, std::size_t bytes, SimContext& context, SimMe
     if (cached != pool->cached.end()) {
       out = cached->second;
       pool->cached.erase(cached);
-      state().live[out] = Allocation{bytes, size, kind, &device, nullptr, pool};
+      state().live[out] = Allocation{bytes, size, kind, &device, nullptr, pool, &context};
       note_pool_use(*pool, size);
       return CUDA_SUCCESS;
     }
@@ -89,7 +108,10 @@ CUresult allocate(MemoryKind kind, std::size_t bytes, SimContext& context, SimMe
   if (storage == nullptr) return CUDA_ERROR_OUT_OF_MEMORY;
   out = reinterpret_cast<std::uintptr_t>(storage);
   if (counts_on_device(kind)) device.memory_in_use += size;
-  state().live[out] = Allocation{bytes, size, kind, &device, kind == MemoryKind::Pool ? nullptr : &context, pool};
+  if (kind == MemoryKind::Pool)
+    state().live[out] = Allocation{bytes, size, kind, &device, nullptr, pool, &context};
+  else
+    state().live[out] = Allocation{bytes, size, kind, &device, &context, pool};
   if (kind == MemoryKind::Pool) {
     pool->reserved += size;
     pool->reserved_high = std::max(pool->reserved_high, pool->reserved);
@@ -106,16 +128,17 @@ CUresult free_allocation(std::uintptr_t base, std::initializer_list<MemoryKind> 
     return CUDA_ERROR_INVALID_VALUE;
   Allocation allocation = it->second;
   live.erase(it);
-  if (allocation.kind == MemoryKind::Pool) {
-    allocation.pool->cached.emplace(allocation.footprint, base);
-    allocation.pool->used -= allocation.footprint;
-    return CUDA_SUCCESS;
-  }
-  if (counts_on_device(allocation.kind)) allocation.device->memory_in_use -= allocation.footprint;
+  // Like device memory, a pool block freed with cuMemFree is reused or released only after the work
+  // enqueued before the free (in the context it was ordered in) has finished.
+  const bool pool_block = allocation.kind == MemoryKind::Pool;
+  const SimContext* ordered = pool_block ? allocation.ordered_in : allocation.context;
+  if (pool_block) allocation.pool->used -= allocation.footprint;
+  else if (counts_on_device(allocation.kind)) allocation.device->memory_in_use -= allocation.footprint;
   std::vector<Dependency> after;
-  if (auto context = find_context(reinterpret_cast<CUcontext>(const_cast<SimContext*>(allocation.context))))
+  if (auto context = find_context(reinterpret_cast<CUcontext>(const_cast<SimContext*>(ordered))))
     after = completion_of(*context);
-  state().deferred.push_back(DeferredRelease{reinterpret_cast<void*>(base), std::move(after)});
+  state().deferred.push_back(DeferredRelease{reinterpret_cast<void*>(base), std::move(after),
+                                             pool_block ? allocation.pool : nullptr, allocation.footprint});
   release_finished();
   return CUDA_SUCCESS;
 }
@@ -124,8 +147,8 @@ void return_to_pool(std::uintptr_t base) {
   auto& live = state().live;
   auto it = live.find(base);
   if (it == live.end() || it->second.kind != MemoryKind::Pool) return;
-  it->second.pool->cached.emplace(it->second.footprint, base);
   it->second.pool->used -= it->second.footprint;
+  give_back_to_pool(*it->second.pool, base, it->second.footprint);
   live.erase(it);
 }
 
@@ -180,11 +203,17 @@ CUresult set_pool_attribute(SimMemPool& pool, CUmemPool_attribute attribute, con
   return CUDA_SUCCESS;
 }
 
-void release_pool_cache(SimMemPool& pool) { trim_pool(pool, 0); }
+void destroy_pool(SimMemPool& pool) {
+  pool.destroyed = true;
+  trim_pool(pool, 0);
+}
 
 void release_above_thresholds() {
-  SimDriver::instance().mem_pools.for_each(
+  auto& driver = SimDriver::instance();
+  driver.mem_pools.for_each(
       [](const std::shared_ptr<SimMemPool>& pool) { trim_pool(*pool, pool->release_threshold); });
+  // A destroyed pool is kept while blocks of it are outstanding (an allocation points at it).
+  std::erase_if(driver.destroyed_pools, [](const std::shared_ptr<SimMemPool>& pool) { return pool->reserved == 0; });
 }
 
 CUresult register_host(void* pointer, std::size_t bytes, SimContext& context) {

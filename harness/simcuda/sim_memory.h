@@ -22,6 +22,7 @@ enum class MemoryKind { Device, Pool, Managed, PinnedHost, RegisteredHost };
 struct SimMemPool {
   SimDevice* device = nullptr;
   bool is_default = false;                            // a device's own: cuMemPoolDestroy refuses it
+  bool destroyed = false;                             // its blocks are released as they come back
   std::multimap<std::size_t, std::uintptr_t> cached;  // freed blocks by size, kept for reuse until trimmed
   std::size_t reserved = 0;                           // bytes the pool holds, in use or cached
   std::size_t used = 0;                               // bytes of its blocks in use
@@ -40,8 +41,9 @@ struct SimMemPool {
 
 // Allocates `bytes` of `kind` (Device, Pool, Managed or PinnedHost) for `context` on its device.
 CUresult allocate(MemoryKind kind, std::size_t bytes, SimContext& context, SimMemPool* pool, std::uintptr_t& out);
-// Frees an allocation of one of `kinds` that starts at `base`. Device memory is released only once the
-// context's work enqueued before this call has finished, so a late copy never touches freed memory.
+// Frees an allocation of one of `kinds` that starts at `base`. Device memory is released, and a pool block
+// given back to its pool, only once the context's work enqueued before this call has finished, so a late
+// copy never touches freed memory.
 CUresult free_allocation(std::uintptr_t base, std::initializer_list<MemoryKind> kinds);
 // cuMemFreeAsync when the stream reaches it: the block goes back to its pool.
 void return_to_pool(std::uintptr_t base);
@@ -51,11 +53,12 @@ CUresult trim_pool(SimMemPool& pool, std::size_t keep_bytes);
 CUresult get_pool_attribute(const SimMemPool& pool, CUmemPool_attribute attribute, void* value);
 CUresult set_pool_attribute(SimMemPool& pool, CUmemPool_attribute attribute, const void* value);
 // At a stream, event or context synchronize: every pool gives back its freed blocks above its release
-// threshold (CU_MEMPOOL_ATTR_RELEASE_THRESHOLD), as the driver does then.
+// threshold (CU_MEMPOOL_ATTR_RELEASE_THRESHOLD), as the driver does then; destroyed pools whose blocks have
+// all come back are dropped.
 void release_above_thresholds();
-// cuMemPoolDestroy: its cached blocks are released; blocks still in use go back to nothing (the pool
-// object stays, unreachable, for them).
-void release_pool_cache(SimMemPool& pool);
+// cuMemPoolDestroy: its cached blocks are released now, those still in use as they are freed (the pool
+// object stays in SimDriver::destroyed_pools until then).
+void destroy_pool(SimMemPool& pool);
 
 CUresult register_host(void* pointer, std::size_t bytes, SimContext& context);
 CUresult unregister_host(void* pointer);

@@ -41,7 +41,8 @@ struct Copy {
 struct Fill {
   std::uintptr_t destination = 0;
   std::uint32_t value = 0;
-  unsigned element_size = 1;  // 1 (cuMemsetD8), 4 (cuMemsetD32), or 1, 2 or 4 (a memset node)
+  unsigned element_size = 1;  // 1 (cuMemsetD8), 4 (cuMemsetD32), or 1, 2 or 4 (a memset node, whose value
+                              // may be wider than its element: see fill_pattern in sim_execute.cpp)
   std::size_t count = 0;
 };
 

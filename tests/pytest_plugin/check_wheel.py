@@ -8,7 +8,8 @@ checks gilsan from there with no variable pointing at it (docs/installing.md, "p
 - VENV/bin/gilsan runs a scenario in that virtualenv (its sys.prefix, its packages) and the installed
   scenarios pass on the simulated driver;
 - every pytest of the virtualenv loads the plugin, which stays off until asked: a plain `pytest` runs as
-  without gilsan, a gilsan option without --gilsan is a usage error, and `-p gilsan.pytest` asks too;
+  without gilsan, a gilsan option without --gilsan is a usage error, and `-p gilsan.pytest` or a conftest's
+  pytest_plugins naming it asks too;
 - `pytest --gilsan`: check_plugin.py's checks, in both isolation modes.
 
     check_wheel.py --builder VENV --source ROOT --build-dir DIR [--cases cupy --driver real --site-packages DIR]
@@ -119,6 +120,16 @@ def check_installed(venv, folder, environment):
     if status != 4 or "add --gilsan" not in output:
         problems.append(f"--gilsan-driver without --gilsan: exit {status}, expected 4 (usage error) saying "
                         f"'add --gilsan':\n{output}")
+    # Named by a conftest, as without pip: asked for.
+    named_by_conftest = os.path.join(folder, "conftest-named")
+    os.mkdir(named_by_conftest)
+    with open(os.path.join(named_by_conftest, "conftest.py"), "w", encoding="utf-8") as stream:
+        stream.write('pytest_plugins = ["gilsan.pytest"]\n')
+    with open(os.path.join(named_by_conftest, "test_plain.py"), "w", encoding="utf-8") as stream:
+        stream.write(PLAIN_TEST)
+    status, output = run(pytest + ["--gilsan-driver=sim", "test_plain.py"], cwd=named_by_conftest, env=environment)
+    if status != 0 or "1 passed" not in output:
+        problems.append(f"a conftest's pytest_plugins = ['gilsan.pytest']: exit {status}, expected 1 passed:\n{output}")
     # Named with -p, as without pip: asked for, and the same plugin as the entry point's (not loaded twice).
     status, output = run(pytest + ["-p", "gilsan.pytest", "--gilsan-driver=sim", "test_plain.py"], cwd=tests,
                          env=environment)

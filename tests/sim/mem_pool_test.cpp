@@ -83,6 +83,33 @@ TEST(MemPools, ASynchronizeReleasesWhatIsAboveTheThreshold) {
   EXPECT_CU(d.cuMemPoolDestroy(pool));
 }
 
+// cuMemPoolDestroy with a block outstanding: the block stays usable, and the device gets its memory back
+// once the block is freed (the driver releases a destroyed pool's memory when nothing of it is left).
+TEST(MemPools, ADestroyedPoolsMemoryComesBackWhenItsLastBlockIsFreed) {
+  PrimaryContext context;
+  Stream stream;
+  const DriverTable& d = driver();
+  constexpr std::size_t kBlock = std::size_t{256} << 20;
+  constexpr std::size_t kSlack = std::size_t{64} << 20;  // the real driver's own allocations come and go
+  std::size_t free_before = 0;
+  std::size_t free_during = 0;
+  std::size_t free_after = 0;
+  std::size_t total = 0;
+  ASSERT_CU(d.cuMemGetInfo(&free_before, &total));
+  CUmemoryPool pool = new_device_pool();
+  CUdeviceptr block = 0;
+  ASSERT_CU(d.cuMemAllocFromPoolAsync(&block, kBlock, pool, stream.get()));
+  ASSERT_CU(d.cuMemsetD8Async(block, 1, kBlock, stream.get()));
+  ASSERT_CU(d.cuStreamSynchronize(stream.get()));
+  ASSERT_CU(d.cuMemPoolDestroy(pool));
+  ASSERT_CU(d.cuMemGetInfo(&free_during, &total));
+  EXPECT_LE(free_during + kBlock, free_before + kSlack);
+  ASSERT_CU(d.cuMemFreeAsync(block, stream.get()));
+  ASSERT_CU(d.cuStreamSynchronize(stream.get()));
+  ASSERT_CU(d.cuMemGetInfo(&free_after, &total));
+  EXPECT_GE(free_after + kSlack, free_before);
+}
+
 TEST(MemPools, AttributesAreSetAndReadBack) {
   PrimaryContext context;
   const DriverTable& d = driver();
@@ -133,22 +160,34 @@ TEST(PointerAttributes, SayWhereMemoryLives) {
   EXPECT_CU(d.cuMemFree(device_memory));
 }
 
+// A memset node's value is repeated per element; one wider than its element is copied into each element
+// of a 4-byte word and the copies ORed (what an H100 with driver 580.159.04 wrote for 0x11223344, 2026-12-07).
 TEST(Graphs, MemsetNodesFillElementsOfOneTwoOrFourBytes) {
   PrimaryContext context;
   Stream stream;
   const DriverTable& d = driver();
   constexpr std::size_t kBytes = 64;
-  for (unsigned element : {1u, 2u, 4u}) {
-    SCOPED_TRACE("element size " + std::to_string(element));
+  struct Case {
+    unsigned element;
+    std::uint32_t value;
+    unsigned char word[4];  // the bytes of every 4-byte word afterwards
+  };
+  const Case cases[] = {
+      {1, 0x5a, {0x5a, 0x5a, 0x5a, 0x5a}},         {2, 0x1234, {0x34, 0x12, 0x34, 0x12}},
+      {4, 0x11223344, {0x44, 0x33, 0x22, 0x11}},   {1, 0x11223344, {0x44, 0x77, 0x77, 0x77}},
+      {2, 0x11223344, {0x44, 0x33, 0x66, 0x33}},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE("element size " + std::to_string(c.element) + ", value " + std::to_string(c.value));
     CUdeviceptr target = 0;
     ASSERT_CU(d.cuMemAlloc(&target, kBytes));
     CUgraph graph = nullptr;
     ASSERT_CU(d.cuGraphCreate(&graph, 0));
     CUDA_MEMSET_NODE_PARAMS params{};
     params.dst = target;
-    params.value = 0x11223344u;
-    params.elementSize = element;
-    params.width = kBytes / element;
+    params.value = c.value;
+    params.elementSize = c.element;
+    params.width = kBytes / c.element;
     params.height = 1;
     CUgraphNode node = nullptr;
     ASSERT_CU(d.cuGraphAddMemsetNode(&node, graph, nullptr, 0, &params, context.get()));
@@ -158,10 +197,7 @@ TEST(Graphs, MemsetNodesFillElementsOfOneTwoOrFourBytes) {
     ASSERT_CU(d.cuStreamSynchronize(stream.get()));
     std::vector<unsigned char> back(kBytes);
     ASSERT_CU(d.cuMemcpyDtoH(back.data(), target, kBytes));
-    // The value's low `element` bytes, repeated (little-endian, as on the GPU).
-    const std::uint32_t value = params.value;
-    for (std::size_t i = 0; i < kBytes; ++i)
-      EXPECT_EQ(reinterpret_cast<const unsigned char*>(&value)[i % element], back[i]) << "byte " << i;
+    for (std::size_t i = 0; i < kBytes; ++i) EXPECT_EQ(c.word[i % 4], back[i]) << "byte " << i;
     EXPECT_CU(d.cuGraphExecDestroy(exec));
     EXPECT_CU(d.cuGraphDestroy(graph));
     EXPECT_CU(d.cuMemFree(target));

@@ -95,16 +95,24 @@ def pytest_configure(config):
 
 
 def asked_for(config):
-    """--gilsan, the ini's gilsan = true, or this plugin named (-p gilsan.pytest, PYTEST_PLUGINS), or loaded
-    without pip (a conftest's pytest_plugins): a plugin that only a pip install's pytest11 entry point
-    (gilsan_entry_point) loaded, as every pytest of that environment does, stays off."""
+    """--gilsan, the ini's gilsan = true, or this plugin named: -p gilsan.pytest (or -p gilsan, the entry
+    point's name), PYTEST_PLUGINS, a conftest's pytest_plugins, or loaded at all without pip. A plugin that
+    only a pip install's pytest11 entry point (gilsan_entry_point) loaded, as every pytest of that
+    environment does, stays off."""
     if config.getoption("gilsan") or config.getini("gilsan"):
         return True
     entry_point = sys.modules.get("gilsan_entry_point")
     if entry_point is None or entry_point.NAMED_BEFORE:
         return True
     named = list(config.getoption("plugins") or []) + os.environ.get("PYTEST_PLUGINS", "").split(",")
-    return __name__ in (name.strip() for name in named)
+    if any(name.strip() in (__name__, "gilsan") for name in named):
+        return True
+    # The root conftest is loaded before pytest_configure, after the entry points.
+    for plugin in config.pluginmanager.get_plugins():
+        declared = getattr(plugin, "pytest_plugins", ())
+        if plugin is not entry_point and __name__ in ([declared] if isinstance(declared, str) else declared):
+            return True
+    return False
 
 
 class Settings:
