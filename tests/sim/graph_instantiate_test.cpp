@@ -10,14 +10,12 @@
 namespace gilsan::test {
 namespace {
 
-void CUDA_CB count(void* counter) { static_cast<std::atomic<int>*>(counter)->fetch_add(1); }
-
 // A graph with one host node that counts its runs.
 class CountingGraph {
  public:
   CountingGraph() {
     EXPECT_CU(driver().cuGraphCreate(&graph_, 0));
-    CUDA_HOST_NODE_PARAMS params{&count, &runs};
+    CUDA_HOST_NODE_PARAMS params{&count_run, &runs};
     CUgraphNode node = nullptr;
     EXPECT_CU(driver().cuGraphAddHostNode(&node, graph_, nullptr, 0, &params));
   }

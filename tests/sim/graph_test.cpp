@@ -9,8 +9,6 @@
 namespace gilsan::test {
 namespace {
 
-void CUDA_CB count(void* counter) { static_cast<std::atomic<int>*>(counter)->fetch_add(1); }
-
 TEST(Capture, ReplaysAHostNodeOncePerLaunch) {
   PrimaryContext context;
   Stream stream;
@@ -24,7 +22,7 @@ TEST(Capture, ReplaysAHostNodeOncePerLaunch) {
   EXPECT_CU(d.cuStreamIsCapturing(stream.get(), &status));
   EXPECT_EQ(CU_STREAM_CAPTURE_STATUS_ACTIVE, status);
   EXPECT_CU(launch_device_work(d, stream.get(), std::chrono::microseconds(100)));
-  EXPECT_CU(d.cuLaunchHostFunc(stream.get(), &count, &calls));
+  EXPECT_CU(d.cuLaunchHostFunc(stream.get(), &count_run, &calls));
   cuuint64_t id = 0;
   CUgraph capture_graph = nullptr;
   const CUgraphNode* frontier = nullptr;
@@ -134,7 +132,7 @@ TEST(Graphs, HostNodeParametersChangeOnlyLaterInstantiations) {
   std::atomic<int> second{0};
   CUgraph graph = nullptr;
   ASSERT_CU(d.cuGraphCreate(&graph, 0));
-  CUDA_HOST_NODE_PARAMS params{&count, &first};
+  CUDA_HOST_NODE_PARAMS params{&count_run, &first};
   CUgraphNode node = nullptr;
   ASSERT_CU(d.cuGraphAddHostNode(&node, graph, nullptr, 0, &params));
   CUgraphExec before = nullptr;

@@ -38,6 +38,8 @@ const char* driver_name() { return g_simulated ? "sim" : "real"; }
 
 std::string result_name(CUresult result) { return driver().error_name(result); }
 
+void CUDA_CB count_run(void* counter) { static_cast<std::atomic<int>*>(counter)->fetch_add(1); }
+
 bool eventually(const std::function<bool()>& done, std::chrono::milliseconds timeout) {
   const auto deadline = std::chrono::steady_clock::now() + timeout;
   while (!done()) {

@@ -41,6 +41,9 @@ inline constexpr std::chrono::seconds kHangTimeout{20};
 // How long a call must stay blocked before a test believes it is held back.
 inline constexpr std::chrono::milliseconds kSettle{300};
 
+// A host function that counts its runs: `counter` is a std::atomic<int>.
+void CUDA_CB count_run(void* counter);
+
 // Polls `done` until it holds or `timeout` passes.
 bool eventually(const std::function<bool()>& done, std::chrono::milliseconds timeout = kHangTimeout);
 
