@@ -69,6 +69,7 @@
   X(cuMemHostUnregister) \
   X(cuMemAllocManaged) \
   X(cuPointerGetAttribute) \
+  X(cuPointerGetAttributes) \
   X(cuMemAllocAsync) \
   X(cuMemFreeAsync) \
   X(cuMemAllocFromPoolAsync) \
@@ -96,6 +97,7 @@
   X(cuLibraryGetKernel) \
   X(cuKernelGetFunction) \
   X(cuLaunchKernel) \
+  X(cuLaunchKernelEx) \
   /* graphs and user objects */ \
   X(cuGraphCreate) \
   X(cuGraphDestroy) \
@@ -104,6 +106,20 @@
   X(cuGraphAddMemcpyNode) \
   X(cuGraphAddMemsetNode) \
   X(cuGraphAddEmptyNode) \
+  X(cuGraphAddMemAllocNode) \
+  X(cuGraphAddMemFreeNode) \
+  X(cuGraphMemAllocNodeGetParams) \
+  X(cuGraphAddEventRecordNode) \
+  X(cuGraphAddEventWaitNode) \
+  X(cuGraphGetNodes) \
+  X(cuGraphGetRootNodes) \
+  X(cuGraphGetEdges) \
+  X(cuGraphNodeGetType) \
+  X(cuGraphNodeGetDependencies) \
+  X(cuGraphNodeGetDependentNodes) \
+  X(cuGraphDestroyNode) \
+  X(cuGraphAddDependencies) \
+  X(cuGraphRemoveDependencies) \
   X(cuGraphHostNodeSetParams) \
   X(cuGraphInstantiateWithFlags) \
   X(cuGraphInstantiateWithParams) \

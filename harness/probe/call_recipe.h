@@ -35,6 +35,7 @@ struct RecipeState {
   CUkernel kernel = nullptr;
   CUgraph graph = nullptr;
   CUgraphNode node = nullptr;
+  CUgraphNode second_node = nullptr;
   CUgraphExec exec = nullptr;
   CUuserObject user_object = nullptr;
   CUmemoryPool pool = nullptr;
@@ -85,5 +86,6 @@ void add_device_and_context_recipes(std::vector<CallRecipe>& out);
 void add_stream_and_event_recipes(std::vector<CallRecipe>& out);
 void add_memory_recipes(std::vector<CallRecipe>& out);
 void add_module_and_graph_recipes(std::vector<CallRecipe>& out);
+void add_graph_structure_recipes(std::vector<CallRecipe>& out);
 
 }  // namespace gilsan::probe

@@ -20,6 +20,7 @@ const std::vector<CallRecipe>& call_recipes() {
     add_stream_and_event_recipes(all);
     add_memory_recipes(all);
     add_module_and_graph_recipes(all);
+    add_graph_structure_recipes(all);
     for (CallRecipe& recipe : all) recipe.entry_point = recipe.id.substr(0, recipe.id.find('#'));
     return all;
   }();

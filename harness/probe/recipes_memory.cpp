@@ -1,6 +1,7 @@
 // Recipes for memory: device, pinned, registered, managed and pool allocations, copies and memsets.
 // Every allocation's two halves are separate recipes: what one frees was allocated in preparation.
 #include "harness/probe/call_recipe.h"
+#include "harness/driver/device_memory_properties.h"
 
 namespace gilsan::probe {
 namespace {
@@ -8,17 +9,8 @@ namespace {
 constexpr std::size_t kAllocation = 1 << 20;  // device and managed allocations
 constexpr std::size_t kHostBytes = 1 << 16;   // pinned, registered and copied host memory
 
-// A pool of pinned memory on the fixture's device, as CUDA's stream-ordered allocator makes by default.
-CUmemPoolProps device_pool_properties(const ProbeFixture& f) {
-  CUmemPoolProps props{};
-  props.allocType = CU_MEM_ALLOCATION_TYPE_PINNED;
-  props.location.type = CU_MEM_LOCATION_TYPE_DEVICE;
-  props.location.id = f.device;
-  return props;
-}
-
 void new_pool(const ProbeFixture& f, RecipeState& s) {
-  const CUmemPoolProps props = device_pool_properties(f);
+  const CUmemPoolProps props = pinned_device_pool_properties(f.device);
   f.check("cuMemPoolCreate", f.driver.cuMemPoolCreate(&s.pool, &props));
 }
 
@@ -75,6 +67,16 @@ void add_memory_recipes(std::vector<CallRecipe>& out) {
                    unsigned type = 0;
                    return f.driver.cuPointerGetAttribute(&type, CU_POINTER_ATTRIBUTE_MEMORY_TYPE, s.device_memory);
                  }});
+  out.push_back({.id = "cuPointerGetAttributes",
+                 .description = "the memory type and device ordinal of 1 MiB of device memory allocated in preparation",
+                 .prepare = [](F f, S s) { s.device_memory = f.new_device_memory(kAllocation); },
+                 .call = [](F f, S s) {
+                   unsigned type = 0;
+                   int ordinal = -1;
+                   CUpointer_attribute attributes[] = {CU_POINTER_ATTRIBUTE_MEMORY_TYPE, CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL};
+                   void* answers[] = {&type, &ordinal};
+                   return f.driver.cuPointerGetAttributes(2, attributes, answers, s.device_memory);
+                 }});
   out.push_back({.id = "cuMemAllocAsync",
                  .description = "allocates 1 MiB from the default pool, ordered on S2",
                  .call = [](F f, S s) { return f.driver.cuMemAllocAsync(&s.device_memory, kAllocation, f.s2); }});
@@ -98,7 +100,7 @@ void add_memory_recipes(std::vector<CallRecipe>& out) {
   out.push_back({.id = "cuMemPoolCreate",
                  .description = "creates a pool of device 0's memory",
                  .call = [](F f, S s) {
-                   const CUmemPoolProps props = device_pool_properties(f);
+                   const CUmemPoolProps props = pinned_device_pool_properties(f.device);
                    return f.driver.cuMemPoolCreate(&s.pool, &props);
                  }});
   out.push_back({.id = "cuMemPoolDestroy",

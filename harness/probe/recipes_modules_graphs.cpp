@@ -80,6 +80,23 @@ void add_module_and_graph_recipes(std::vector<CallRecipe>& out) {
                    f.check("cuStreamSynchronize", f.driver.cuStreamSynchronize(f.s2));
                  },
                  .call = [](F f, S s) { return launch_spin(f, s, f.s2); }});
+  out.push_back({.id = "cuLaunchKernelEx",
+                 .description = "a launch on S2, with a launch configuration and no attributes, of a function "
+                                "already launched and completed",
+                 .prepare = [](F f, S s) {
+                   s.module = f.load_module();
+                   s.function = f.spin_function(s.module);
+                   f.check("cuLaunchKernel", launch_spin(f, s, f.s2));
+                   f.check("cuStreamSynchronize", f.driver.cuStreamSynchronize(f.s2));
+                 },
+                 .call = [](F f, S s) {
+                   CUlaunchConfig config{};
+                   config.gridDimX = config.gridDimY = config.gridDimZ = 1;
+                   config.blockDimX = config.blockDimY = config.blockDimZ = 1;
+                   config.hStream = f.s2;
+                   s.spin_nanoseconds = kSpinNanoseconds;
+                   return f.driver.cuLaunchKernelEx(&config, s.function, s.kernel_params, nullptr);
+                 }});
 
   out.push_back({.id = "cuGraphCreate",
                  .description = "creates an empty graph",

@@ -71,6 +71,12 @@ CUresult SimDriver::configure(Lock&) {
         throw ConfigurationError(error.what());
       }
     }
+    if (const char* kernels = std::getenv("GILSAN_SIM_KERNELS"); kernels != nullptr && *kernels != '\0') {
+      const std::string value(kernels);
+      if (value != "builtin" && value != "empty")
+        throw ConfigurationError("GILSAN_SIM_KERNELS is '" + value + "': it takes builtin (the default) or empty");
+      unknown_kernels_empty_ = value == "empty";
+    }
     const char* path = std::getenv("GILSAN_SIM_PROFILE");
     if (path != nullptr && *path != '\0') {
       profile_ = load_driver_profile(path);

@@ -76,6 +76,9 @@ class SimDriver {
   ModuleLoading module_loading() const { return module_loading_; }
   // GILSAN_SIM_FAIL's calls that fail on purpose (sim_injected_failures.h); set once, at cuInit.
   InjectedFailures& injected_failures() { return injected_failures_; }
+  // GILSAN_SIM_KERNELS=empty: a kernel the sim cannot run is launched as empty device work (its code is
+  // never executed, its arguments never read) instead of being CUDA_ERROR_NOT_FOUND.
+  bool runs_unknown_kernels_as_empty() const { return unknown_kernels_empty_; }
   const char* profile_source() const { return profile_source_.c_str(); }
   const char* profile_json() const { return profile_json_.c_str(); }
   int device_count() const { return static_cast<int>(devices_.size()); }
@@ -125,6 +128,7 @@ class SimDriver {
   Policy policy_;
   ModuleLoading module_loading_ = ModuleLoading::Lazy;
   InjectedFailures injected_failures_;
+  bool unknown_kernels_empty_ = false;
   std::string profile_source_;
   std::string profile_json_;
   std::string last_error_;

@@ -140,4 +140,12 @@ CUresult CUDAAPI cuPointerGetAttribute(void* data, CUpointer_attribute attribute
   return api.finish(pointer_attribute(ptr, attribute, data));
 }
 
+CUresult CUDAAPI cuPointerGetAttributes(unsigned int numAttributes, CUpointer_attribute* attributes, void** data,
+                                        CUdeviceptr ptr) {
+  ApiScope api(entry("cuPointerGetAttributes"), on_current_context());
+  if (api.refused()) return api.result();
+  Lock lock(SimDriver::instance().mutex);
+  return api.finish(pointer_attributes(ptr, numAttributes, attributes, data));
+}
+
 }  // extern "C"

@@ -28,6 +28,16 @@ CUresult CUDAAPI cuInit(unsigned int Flags) {
   return api.finish(result);
 }
 
+// The driver's private export tables are not modeled: the call refuses, and stays out of cuGetProcAddress
+// (so an implementation that needs them, e.g. the CUDA runtime under CuPy, is told the sim lacks them).
+// It is exported all the same because libraries that find it with dlsym call it without checking for
+// NULL: NVRTC's nvrtcCompileProgram does, and crashed in a process with the sim loaded where a process
+// with no driver at all compiles.
+CUresult CUDAAPI cuGetExportTable(const void** ppExportTable, const CUuuid* /*pExportTableId*/) {
+  if (ppExportTable != nullptr) *ppExportTable = nullptr;
+  return CUDA_ERROR_NOT_SUPPORTED;
+}
+
 CUresult CUDAAPI cuDriverGetVersion(int* driverVersion) {
   ApiScope api(entry("cuDriverGetVersion"), on_current_context());
   if (api.refused()) return api.result();

@@ -6,6 +6,7 @@
 #include "harness/driverhooks/driver_hooks.h"
 #include "harness/simcuda/sim_api_scope.h"
 #include "harness/simcuda/sim_context.h"
+#include "harness/simcuda/sim_event.h"
 #include "harness/simcuda/sim_graph.h"
 #include "harness/simcuda/sim_memory.h"
 #include "harness/simcuda/sim_module.h"
@@ -56,6 +57,18 @@ CUresult add(CUgraphNode* phGraphNode, CUgraph hGraph, const CUgraphNode* depend
   if (CUresult rc = add_node(*graph, kind, std::move(work), dependencies, numDependencies, node); rc != CUDA_SUCCESS)
     return rc;
   *phGraphNode = node->handle();
+  return CUDA_SUCCESS;
+}
+
+CUresult add_event_node(CUgraphNode* phGraphNode, CUgraph hGraph, const CUgraphNode* dependencies,
+                        size_t numDependencies, CUevent event, NodeKind kind) {
+  auto& driver = SimDriver::instance();
+  Lock lock(driver.mutex);
+  std::shared_ptr<SimEvent> found = driver.events.find(event);
+  if (!found) return CUDA_ERROR_INVALID_VALUE;
+  if (CUresult rc = add(phGraphNode, hGraph, dependencies, numDependencies, kind, NoWork{}); rc != CUDA_SUCCESS)
+    return rc;
+  driver.graph_nodes.find(*phGraphNode)->event = std::move(found);
   return CUDA_SUCCESS;
 }
 
@@ -230,6 +243,97 @@ CUresult CUDAAPI cuGraphAddMemsetNode(CUgraphNode* phGraphNode, CUgraph hGraph, 
     if (!device_accessible(p.dst, count * size)) return CUDA_ERROR_INVALID_VALUE;
     return add(phGraphNode, hGraph, dependencies, numDependencies, NodeKind::Memset,
                Fill{p.dst, p.value, size, count});
+  }));
+}
+
+CUresult CUDAAPI cuGraphAddMemAllocNode(CUgraphNode* phGraphNode, CUgraph hGraph, const CUgraphNode* dependencies,
+                                        size_t numDependencies, CUDA_MEM_ALLOC_NODE_PARAMS* nodeParams) {
+  ApiScope api(entry("cuGraphAddMemAllocNode"), on_current_context());
+  if (api.refused()) return api.result();
+  if (nodeParams == nullptr || nodeParams->bytesize == 0) return api.finish(CUDA_ERROR_INVALID_VALUE);
+  const CUmemPoolProps& props = nodeParams->poolProps;
+  // Graph memory is device memory of one device, pinned (the only kind the driver allows here).
+  if (props.allocType != CU_MEM_ALLOCATION_TYPE_PINNED || props.location.type != CU_MEM_LOCATION_TYPE_DEVICE)
+    return api.finish(CUDA_ERROR_INVALID_VALUE);
+  return api.finish(guarded([&] {
+    auto& driver = SimDriver::instance();
+    Lock lock(driver.mutex);
+    std::shared_ptr<SimContext> context = current_context();
+    if (!context) return CUDA_ERROR_INVALID_CONTEXT;
+    if (props.location.id != context->device->ordinal) return CUDA_ERROR_INVALID_VALUE;
+    std::uintptr_t block = 0;
+    if (CUresult rc = allocate(MemoryKind::Device, nodeParams->bytesize, *context, nullptr, block); rc != CUDA_SUCCESS)
+      return rc;
+    if (CUresult rc = add(phGraphNode, hGraph, dependencies, numDependencies, NodeKind::MemAlloc, NoWork{});
+        rc != CUDA_SUCCESS) {
+      free_allocation(block, {MemoryKind::Device});
+      return rc;
+    }
+    nodeParams->dptr = block;
+    std::shared_ptr<SimGraphNode> node = driver.graph_nodes.find(*phGraphNode);
+    node->allocation = block;
+    node->allocation_params = *nodeParams;
+    node->allocation_params.accessDescs = nullptr;  // the caller's array: not kept past the call
+    node->allocation_params.accessDescCount = 0;
+    return CUDA_SUCCESS;
+  }));
+}
+
+CUresult CUDAAPI cuGraphMemAllocNodeGetParams(CUgraphNode hNode, CUDA_MEM_ALLOC_NODE_PARAMS* params_out) {
+  ApiScope api(entry("cuGraphMemAllocNodeGetParams"), on_current_context());
+  if (api.refused()) return api.result();
+  if (params_out == nullptr) return api.finish(CUDA_ERROR_INVALID_VALUE);
+  return api.finish(guarded([&] {
+    auto& driver = SimDriver::instance();
+    Lock lock(driver.mutex);
+    std::shared_ptr<SimGraphNode> node = driver.graph_nodes.find(hNode);
+    if (!node || node->kind != NodeKind::MemAlloc) return CUDA_ERROR_INVALID_VALUE;
+    *params_out = node->allocation_params;
+    return CUDA_SUCCESS;
+  }));
+}
+
+CUresult CUDAAPI cuGraphAddMemFreeNode(CUgraphNode* phGraphNode, CUgraph hGraph, const CUgraphNode* dependencies,
+                                       size_t numDependencies, CUdeviceptr dptr) {
+  ApiScope api(entry("cuGraphAddMemFreeNode"), on_current_context());
+  if (api.refused()) return api.result();
+  return api.finish(guarded([&] {
+    auto& driver = SimDriver::instance();
+    Lock lock(driver.mutex);
+    // Only the start of a graph allocation (of any graph) can be freed by a free node.
+    bool graph_allocation = false;
+    driver.graph_nodes.for_each([&](const std::shared_ptr<SimGraphNode>& node) {
+      if (node->kind == NodeKind::MemAlloc && node->allocation == dptr && dptr != 0) graph_allocation = true;
+    });
+    if (!graph_allocation) return CUDA_ERROR_INVALID_VALUE;
+    // Freed at most once in a graph.
+    if (std::shared_ptr<SimGraph> graph = driver.graphs.find(hGraph)) {
+      for (const auto& node : graph->nodes)
+        if (node->kind == NodeKind::MemFree && node->allocation == dptr) return CUDA_ERROR_INVALID_VALUE;
+    }
+    if (CUresult rc = add(phGraphNode, hGraph, dependencies, numDependencies, NodeKind::MemFree, NoWork{});
+        rc != CUDA_SUCCESS)
+      return rc;
+    driver.graph_nodes.find(*phGraphNode)->allocation = dptr;
+    return CUDA_SUCCESS;
+  }));
+}
+
+CUresult CUDAAPI cuGraphAddEventRecordNode(CUgraphNode* phGraphNode, CUgraph hGraph, const CUgraphNode* dependencies,
+                                           size_t numDependencies, CUevent event) {
+  ApiScope api(entry("cuGraphAddEventRecordNode"), on_current_context());
+  if (api.refused()) return api.result();
+  return api.finish(guarded([&] {
+    return add_event_node(phGraphNode, hGraph, dependencies, numDependencies, event, NodeKind::EventRecord);
+  }));
+}
+
+CUresult CUDAAPI cuGraphAddEventWaitNode(CUgraphNode* phGraphNode, CUgraph hGraph, const CUgraphNode* dependencies,
+                                         size_t numDependencies, CUevent event) {
+  ApiScope api(entry("cuGraphAddEventWaitNode"), on_current_context());
+  if (api.refused()) return api.result();
+  return api.finish(guarded([&] {
+    return add_event_node(phGraphNode, hGraph, dependencies, numDependencies, event, NodeKind::EventWait);
   }));
 }
 

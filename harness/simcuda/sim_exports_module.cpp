@@ -16,6 +16,7 @@ CUresult runnable_kernel(const std::vector<std::string>& names_in_image, const c
   if (std::find(names_in_image.begin(), names_in_image.end(), name) == names_in_image.end())
     return CUDA_ERROR_NOT_FOUND;
   out = find_builtin_kernel(name);
+  if (out == nullptr && SimDriver::instance().runs_unknown_kernels_as_empty()) out = &empty_kernel();
   return out == nullptr ? CUDA_ERROR_NOT_FOUND : CUDA_SUCCESS;
 }
 
@@ -23,11 +24,12 @@ CUresult runnable_kernel(const std::vector<std::string>& names_in_image, const c
 
 namespace api {
 
-CUresult launch_kernel(CUfunction f, unsigned gridDimX, unsigned gridDimY, unsigned gridDimZ, unsigned blockDimX,
-                       unsigned blockDimY, unsigned blockDimZ, unsigned, CUstream hStream, void** kernelParams,
-                       void** extra, DefaultStream null_stream) {
-  ApiScope api(entry("cuLaunchKernel"), on_stream(hStream));
-  if (api.refused()) return api.result();
+namespace {
+
+// cuLaunchKernel and cuLaunchKernelEx, once the caller's ApiScope has let the call through.
+CUresult launch(ApiScope& api, CUfunction f, unsigned gridDimX, unsigned gridDimY, unsigned gridDimZ,
+                unsigned blockDimX, unsigned blockDimY, unsigned blockDimZ, CUstream hStream, void** kernelParams,
+                void** extra, DefaultStream null_stream) {
   if (gridDimX == 0 || gridDimY == 0 || gridDimZ == 0 || blockDimX == 0 || blockDimY == 0 || blockDimZ == 0)
     return api.finish(CUDA_ERROR_INVALID_VALUE);
   return api.finish(guarded([&] {
@@ -42,6 +44,28 @@ CUresult launch_kernel(CUfunction f, unsigned gridDimX, unsigned gridDimY, unsig
       return rc;
     return submit(lock, *stream, run);
   }));
+}
+
+}  // namespace
+
+CUresult launch_kernel(CUfunction f, unsigned gridDimX, unsigned gridDimY, unsigned gridDimZ, unsigned blockDimX,
+                       unsigned blockDimY, unsigned blockDimZ, unsigned, CUstream hStream, void** kernelParams,
+                       void** extra, DefaultStream null_stream) {
+  ApiScope api(entry("cuLaunchKernel"), on_stream(hStream));
+  if (api.refused()) return api.result();
+  return launch(api, f, gridDimX, gridDimY, gridDimZ, blockDimX, blockDimY, blockDimZ, hStream, kernelParams, extra,
+                null_stream);
+}
+
+CUresult launch_kernel_ex(const CUlaunchConfig* config, CUfunction f, void** kernelParams, void** extra,
+                          DefaultStream null_stream) {
+  ApiScope api(entry("cuLaunchKernelEx"), on_stream(config == nullptr ? nullptr : config->hStream));
+  if (api.refused()) return api.result();
+  if (config == nullptr || (config->numAttrs > 0 && config->attrs == nullptr)) return api.finish(CUDA_ERROR_INVALID_VALUE);
+  // Launch attributes (cluster shape, cooperative launch, priority, programmatic serialization, ...) are
+  // accepted and have no effect: device code is not executed, and the launch is ordered as a plain one.
+  return launch(api, f, config->gridDimX, config->gridDimY, config->gridDimZ, config->blockDimX, config->blockDimY,
+                config->blockDimZ, config->hStream, kernelParams, extra, null_stream);
 }
 
 }  // namespace api

@@ -17,7 +17,13 @@
 
 namespace gilsan::sim {
 
-enum class NodeKind { Empty, Host, Kernel, Memcpy, Memset };
+// MemAlloc and MemFree nodes run as no work: the block of an allocation node is reserved when the node is
+// added (its address is fixed then, as the driver's is) and stays until cuMemFree / cuMemFreeAsync or its
+// context goes; a free node marks where the graph gives it back, which the sim does not model.
+// An EventRecord node records its event when the graph is launched, at the launch's place in its stream
+// (so the event completes with the whole launch), and an EventWait node makes the whole launch wait for
+// its event's last record before it: a launch is one operation of its stream in the sim.
+enum class NodeKind { Empty, Host, Kernel, Memcpy, Memset, MemAlloc, MemFree, EventRecord, EventWait };
 
 // Guarded by SimDriver::mutex.
 struct SimGraphNode {
@@ -25,6 +31,9 @@ struct SimGraphNode {
   NodeKind kind = NodeKind::Empty;
   WorkItem work;
   std::vector<SimGraphNode*> after;
+  CUdeviceptr allocation = 0;  // MemAlloc: the block it reserved; MemFree: the block it frees
+  CUDA_MEM_ALLOC_NODE_PARAMS allocation_params{};  // MemAlloc: as added (no access descriptors kept)
+  std::shared_ptr<SimEvent> event;                 // EventRecord, EventWait
   CUgraphNode handle() { return reinterpret_cast<CUgraphNode>(this); }
 };
 
@@ -38,6 +47,8 @@ struct SimGraphExec {
   std::shared_ptr<SimContext> context;
   std::vector<WorkItem> steps;  // the graph's work in a dependency order
   std::optional<Dependency> last_launch;
+  std::vector<std::shared_ptr<SimEvent>> records;  // recorded at each launch, after it
+  std::vector<std::shared_ptr<SimEvent>> waits;    // each launch waits for their last records
   UserObjectReferences user_objects;  // released when the last launch holding this is done
   CUgraphExec handle() { return reinterpret_cast<CUgraphExec>(this); }
 };
@@ -45,6 +56,19 @@ struct SimGraphExec {
 // Requires the lock. Adds a node after `dependencies` (handles checked to belong to `graph`).
 CUresult add_node(SimGraph& graph, NodeKind kind, WorkItem work, const CUgraphNode* dependencies,
                   std::size_t dependency_count, SimGraphNode*& out);
+// Requires the lock. Adds (or removes) the edges from[i] -> to[i]. Refused as a whole with
+// CUDA_ERROR_INVALID_VALUE for a node of another graph, a self edge, an edge added twice or removing one
+// that is not there, and for removing any edge of a graph with memory nodes (the driver forbids it).
+CUresult add_edges(SimGraph& graph, const CUgraphNode* from, const CUgraphNode* to, std::size_t count);
+CUresult remove_edges(SimGraph& graph, const CUgraphNode* from, const CUgraphNode* to, std::size_t count);
+// Whether the graph has an allocation or free node: its nodes and edges cannot be deleted then.
+bool has_memory_nodes(const SimGraph& graph);
+// Requires the lock. The nodes that depend on `node`, in the order they were added.
+std::vector<SimGraphNode*> dependents_of(const SimGraph& graph, const SimGraphNode& node);
+// Requires the lock. Removes `node` and every edge to or from it, and forgets its handle.
+void remove_node(SimGraph& graph, SimGraphNode& node);
+// The driver's name for a node's kind.
+CUgraphNodeType node_type(NodeKind kind);
 // Requires the lock. Drops the graph's nodes from the handle tables.
 void forget_graph_nodes(SimGraph& graph);
 // Requires the lock.

@@ -92,6 +92,11 @@ const BuiltinKernel* find_builtin_kernel(std::string_view name) {
   return nullptr;
 }
 
+const BuiltinKernel& empty_kernel() {
+  static const auto* kernel = new BuiltinKernel{"", {}};
+  return *kernel;
+}
+
 bool kernel_names_in_image(const void* image, std::vector<std::string>& names) {
   names.clear();
   if (image == nullptr) return false;

@@ -4,6 +4,7 @@
 // not execute device code, it recognises the kernels by their entry names and does their work:
 //   gilsan_spin_ns(u64 nanoseconds)                  device work of that duration
 //   gilsan_fill_u32(u64 dst, u32 value, u64 count)   writes `value` to count 32-bit words at dst
+// and, with GILSAN_SIM_KERNELS=empty, runs every other kernel of an image as empty device work.
 #pragma once
 
 #include <cstddef>
@@ -23,6 +24,9 @@ struct BuiltinKernel {
 
 // Null for a name the sim cannot run.
 const BuiltinKernel* find_builtin_kernel(std::string_view name);
+// What any other kernel of an image runs as under GILSAN_SIM_KERNELS=empty: no parameters, no work.
+// Its name is empty, which no image's kernel has.
+const BuiltinKernel& empty_kernel();
 
 // The kernel entry names in a module image: PTX text (`.entry NAME`), an ELF cubin (`.text.NAME`
 // sections) or a fatbin holding either. False when the image is none of these.

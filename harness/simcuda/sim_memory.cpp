@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstdlib>
+#include <cstring>
 
 #include "harness/simcuda/sim_context.h"
 
@@ -265,6 +266,42 @@ CUresult pointer_attribute(std::uintptr_t address, CUpointer_attribute attribute
       *static_cast<CUmemoryPool*>(data) = reinterpret_cast<CUmemoryPool>(found.pool);
       break;
     default: return CUDA_ERROR_NOT_SUPPORTED;
+  }
+  return CUDA_SUCCESS;
+}
+
+namespace {
+
+// The bytes of an attribute's answer, or 0 for one the sim does not model.
+std::size_t attribute_size(CUpointer_attribute attribute) {
+  switch (attribute) {
+    case CU_POINTER_ATTRIBUTE_MEMORY_TYPE:
+    case CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL:
+    case CU_POINTER_ATTRIBUTE_IS_MANAGED: return sizeof(unsigned);
+    case CU_POINTER_ATTRIBUTE_CONTEXT:
+    case CU_POINTER_ATTRIBUTE_DEVICE_POINTER:
+    case CU_POINTER_ATTRIBUTE_HOST_POINTER:
+    case CU_POINTER_ATTRIBUTE_RANGE_START_ADDR:
+    case CU_POINTER_ATTRIBUTE_RANGE_SIZE:
+    case CU_POINTER_ATTRIBUTE_MEMPOOL_HANDLE: return sizeof(void*);
+    default: return 0;
+  }
+}
+
+}  // namespace
+
+CUresult pointer_attributes(std::uintptr_t address, unsigned count, const CUpointer_attribute* attributes,
+                            void** data) {
+  if (count == 0 || attributes == nullptr || data == nullptr) return CUDA_ERROR_INVALID_VALUE;
+  for (unsigned i = 0; i < count; ++i) {
+    if (data[i] == nullptr) return CUDA_ERROR_INVALID_VALUE;
+    if (attribute_size(attributes[i]) == 0) return CUDA_ERROR_NOT_SUPPORTED;
+  }
+  // Unlike cuPointerGetAttribute, an address outside every allocation (or an attribute that does not
+  // apply, such as the host pointer of device memory) is no error: its answer is the null value.
+  for (unsigned i = 0; i < count; ++i) {
+    if (pointer_attribute(address, attributes[i], data[i]) != CUDA_SUCCESS)
+      std::memset(data[i], 0, attribute_size(attributes[i]));
   }
   return CUDA_SUCCESS;
 }

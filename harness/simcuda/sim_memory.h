@@ -69,6 +69,10 @@ CUresult unregister_host(void* pointer);
 CUresult pointer_attribute(std::uintptr_t address, CUpointer_attribute attribute, void* data);
 
 // True when [address, address + bytes) lies in one allocation the device can reach.
+// cuPointerGetAttributes: each answer as cuPointerGetAttribute gives it, or the attribute's null value where
+// that one would fail (an address outside every allocation included); NOT_SUPPORTED for an unmodeled one.
+CUresult pointer_attributes(std::uintptr_t address, unsigned count, const CUpointer_attribute* attributes,
+                            void** data);
 bool device_accessible(std::uintptr_t address, std::size_t bytes);
 // True when [address, address + bytes) is ordinary pageable memory the driver knows nothing of: an
 // asynchronous copy from there is staged at enqueue, since the caller may reuse it at once.

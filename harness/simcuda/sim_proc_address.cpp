@@ -21,6 +21,9 @@ constexpr MinimumVersion kMinimumVersions[] = {
     {"cuGraphAddKernelNode", 12000}, {"cuLibraryLoadData", 12000},      {"cuLibraryUnload", 12000},
     {"cuLibraryGetKernel", 12000},   {"cuKernelGetFunction", 12000},    {"cuStreamGetCaptureInfo", 12030},
     {"cuCtxCreate", 12050},          {"cuEventElapsedTime", 12080},     {"cuGraphInstantiateWithParams", 12000},
+    // The forms with edge data (the _v2 symbols) came with CUDA 12.3.
+    {"cuGraphGetEdges", 12030},      {"cuGraphNodeGetDependencies", 12030}, {"cuGraphNodeGetDependentNodes", 12030},
+    {"cuGraphAddDependencies", 12030},      {"cuGraphRemoveDependencies", 12030},
 };
 
 int minimum_version(std::string_view name) {

@@ -56,6 +56,8 @@ CUresult memset_d32_async(CUdeviceptr destination, unsigned value, size_t count,
 CUresult launch_kernel(CUfunction function, unsigned grid_x, unsigned grid_y, unsigned grid_z, unsigned block_x,
                        unsigned block_y, unsigned block_z, unsigned shared_bytes, CUstream stream, void** params,
                        void** extra, DefaultStream null_stream);
+CUresult launch_kernel_ex(const CUlaunchConfig* config, CUfunction function, void** params, void** extra,
+                          DefaultStream null_stream);
 CUresult graph_upload(CUgraphExec exec, CUstream stream, DefaultStream null_stream);
 CUresult graph_launch(CUgraphExec exec, CUstream stream, DefaultStream null_stream);
 // The upload stream of CUDA_GRAPH_INSTANTIATE_FLAG_UPLOAD is the stream argument here.

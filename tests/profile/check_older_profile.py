@@ -14,9 +14,13 @@ import sys
 import tempfile
 
 # In the order the one line names them (by name).
-ADDED = ["cuCtxGetStreamPriorityRange", "cuDeviceGetMemPool", "cuDeviceGetUuid", "cuDeviceSetMemPool",
-         "cuGraphAddMemsetNode", "cuGraphInstantiateWithParams", "cuMemPoolCreate", "cuMemPoolDestroy",
-         "cuMemPoolGetAttribute", "cuMemPoolSetAttribute", "cuPointerGetAttribute", "cuStreamGetPriority"]
+ADDED = [
+    "cuCtxGetStreamPriorityRange", "cuDeviceGetMemPool", "cuDeviceGetUuid", "cuDeviceSetMemPool",
+    "cuGraphAddDependencies", "cuGraphAddEventRecordNode", "cuGraphAddEventWaitNode", "cuGraphAddMemAllocNode", "cuGraphAddMemFreeNode", "cuGraphAddMemsetNode", "cuGraphDestroyNode",
+    "cuGraphGetEdges", "cuGraphGetNodes", "cuGraphGetRootNodes", "cuGraphInstantiateWithParams", "cuGraphMemAllocNodeGetParams",
+    "cuGraphNodeGetDependencies", "cuGraphNodeGetDependentNodes", "cuGraphNodeGetType", "cuGraphRemoveDependencies", "cuLaunchKernelEx", "cuMemPoolCreate",
+    "cuMemPoolDestroy", "cuMemPoolGetAttribute", "cuMemPoolSetAttribute", "cuPointerGetAttribute", "cuPointerGetAttributes",
+    "cuStreamGetPriority"]
 
 
 def fail(message):

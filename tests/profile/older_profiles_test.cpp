@@ -22,9 +22,13 @@ namespace fs = std::filesystem;
 
 // What the driver table gained after the first release wrote its profile (commit 9de6920), by name.
 const std::vector<std::string> kAddedSinceFirstRelease = {
-    "cuCtxGetStreamPriorityRange", "cuDeviceGetMemPool",    "cuDeviceGetUuid",       "cuDeviceSetMemPool",
-    "cuGraphAddMemsetNode",        "cuGraphInstantiateWithParams", "cuMemPoolCreate", "cuMemPoolDestroy",
-    "cuMemPoolGetAttribute",       "cuMemPoolSetAttribute", "cuPointerGetAttribute", "cuStreamGetPriority"};
+    "cuCtxGetStreamPriorityRange", "cuDeviceGetMemPool", "cuDeviceGetUuid",
+    "cuDeviceSetMemPool", "cuGraphAddDependencies", "cuGraphAddEventRecordNode", "cuGraphAddEventWaitNode", "cuGraphAddMemAllocNode", "cuGraphAddMemFreeNode",
+    "cuGraphAddMemsetNode", "cuGraphDestroyNode", "cuGraphGetEdges",
+    "cuGraphGetNodes", "cuGraphGetRootNodes", "cuGraphInstantiateWithParams", "cuGraphMemAllocNodeGetParams",
+    "cuGraphNodeGetDependencies", "cuGraphNodeGetDependentNodes", "cuGraphNodeGetType", "cuGraphRemoveDependencies", "cuLaunchKernelEx",
+    "cuMemPoolCreate", "cuMemPoolDestroy", "cuMemPoolGetAttribute",
+    "cuMemPoolSetAttribute", "cuPointerGetAttribute", "cuPointerGetAttributes", "cuStreamGetPriority"};
 
 std::string first_release_text() { return profile_fixtures::file_text(GILSAN_PROFILE_9DE6920_FIXTURE); }
 

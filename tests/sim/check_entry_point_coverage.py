@@ -29,7 +29,10 @@ def markdown(modeled, toolkit):
              f"The simulated driver exports {len(modeled & toolkit)} of the {len(toolkit)} functions of the CUDA "
              "Toolkit's stub `libcuda.so`, every exported name counted on its own (versioned names such as "
              "`cuMemAlloc_v2` and the per-thread default stream's `_ptds`/`_ptsz` variants included). A program that calls any other one on the "
-             "simulated driver gets what cuda-python reports as `Function \"NAME\" not found`.", "",
+             "simulated driver gets what cuda-python reports as `Function \"NAME\" not found`. One of the list only "
+             "refuses: `cuGetExportTable` answers CUDA_ERROR_NOT_SUPPORTED and cuGetProcAddress does not hand it "
+             "out (the driver's private tables are not modeled; it is exported because NVRTC calls it through "
+             "dlsym without checking that it is there).", "",
              "| entry point |", "| --- |"]
     lines += [f"| `{name}` |" for name in sorted(modeled & toolkit)]
     extra = sorted(modeled - toolkit)

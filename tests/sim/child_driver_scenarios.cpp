@@ -216,6 +216,40 @@ int child_injected_failures(const std::string&) {
   return 0;
 }
 
+// A kernel of the program's own image (one the sim cannot run) looked up and launched; GILSAN_SIM_KERNELS
+// decides whether that is CUDA_ERROR_NOT_FOUND or empty device work in stream order.
+int child_unknown_kernel(const std::string&) {
+  static const char kImage[] =
+      ".version 8.0\n.target sm_90\n.address_size 64\n"
+      ".visible .entry user_kernel(.param .u64 data)\n{\n  ret;\n}\n";
+  const DriverTable& d = driver();
+  CUdevice device = 0;
+  CUcontext context = nullptr;
+  CUstream stream;
+  const CUresult init = d.cuInit(0);
+  report("cuInit", std::to_string(static_cast<int>(init)));
+  if (init != CUDA_SUCCESS || d.cuDeviceGet(&device, 0) != CUDA_SUCCESS ||
+      d.cuDevicePrimaryCtxRetain(&context, device) != CUDA_SUCCESS || d.cuCtxSetCurrent(context) != CUDA_SUCCESS ||
+      d.cuStreamCreate(&stream, CU_STREAM_NON_BLOCKING) != CUDA_SUCCESS)
+    return 4;
+  CUmodule module = nullptr;
+  if (d.cuModuleLoadData(&module, kImage) != CUDA_SUCCESS) return 5;
+  CUfunction function = nullptr;
+  report("get-function", std::to_string(static_cast<int>(d.cuModuleGetFunction(&function, module, "user_kernel"))));
+  report("not-in-image", std::to_string(static_cast<int>(d.cuModuleGetFunction(&function, module, "absent"))));
+  if (d.cuModuleGetFunction(&function, module, "user_kernel") != CUDA_SUCCESS) return 0;
+  unsigned long long data = 0;
+  void* params[] = {&data};
+  std::atomic<int> ran{0};
+  auto count = [](void* counter) { static_cast<std::atomic<int>*>(counter)->fetch_add(1); };
+  report("launch", std::to_string(static_cast<int>(d.cuLaunchKernel(function, 1, 1, 1, 1, 1, 1, 0, stream, params,
+                                                                    nullptr))));
+  report("host-function", std::to_string(static_cast<int>(d.cuLaunchHostFunc(stream, count, &ran))));
+  report("synchronize", std::to_string(static_cast<int>(d.cuStreamSynchronize(stream))));
+  report("ran", std::to_string(ran.load()));
+  return 0;
+}
+
 int child_exit_with_pending_work(const std::string&) {
   const DriverTable& d = driver();
   CUdevice device = 0;

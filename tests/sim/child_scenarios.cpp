@@ -16,6 +16,7 @@ int child_enqueue_depth(const std::string&);
 int child_sticky_error(const std::string&);
 int child_exit_with_pending_work(const std::string&);
 int child_injected_failures(const std::string&);
+int child_unknown_kernel(const std::string&);
 int child_enqueued_work(const std::string&);
 int child_work_enqueued_before_host_function(const std::string&);
 
@@ -33,6 +34,7 @@ const ChildScenario* find_child_scenario(const std::string& name) {
       {"sticky-error", child_sticky_error},
       {"exit-with-pending-work", child_exit_with_pending_work},
       {"injected-failures", child_injected_failures},
+      {"unknown-kernel", child_unknown_kernel, true},
       {"enqueued-work", child_enqueued_work},
       {"work-enqueued-before-host-function", child_work_enqueued_before_host_function},
   };

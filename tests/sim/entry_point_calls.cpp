@@ -2,6 +2,7 @@
 
 #include <cstdlib>
 
+#include "harness/driver/device_memory_properties.h"
 #include "harness/driver/device_work.h"
 #include "tests/sim/test_support.h"
 
@@ -37,14 +38,6 @@ CUresult need_memory(CallSite& s) {
 
 CUresult need_pool(CallSite& s) { return driver().cuDeviceGetDefaultMemPool(&s.pool, s.device); }
 
-CUmemPoolProps device_pool_properties(const CallSite& s) {
-  CUmemPoolProps props{};
-  props.allocType = CU_MEM_ALLOCATION_TYPE_PINNED;
-  props.location.type = CU_MEM_LOCATION_TYPE_DEVICE;
-  props.location.id = s.device;
-  return props;
-}
-
 CUresult need_module(CallSite& s) {
   const DriverTable& d = driver();
   STEP(d.cuModuleLoadData(&s.module, test_kernels_ptx()));
@@ -62,6 +55,19 @@ CUresult need_graph(CallSite& s) {
   STEP(d.cuGraphCreate(&s.graph, 0));
   CUDA_HOST_NODE_PARAMS params{&do_nothing, nullptr};
   return d.cuGraphAddHostNode(&s.host_node, s.graph, nullptr, 0, &params);
+}
+
+CUresult need_graph_allocation(CallSite& s) {
+  STEP(need_graph(s));
+  CUDA_MEM_ALLOC_NODE_PARAMS params = graph_allocation_params(s.device, 4096);
+  STEP(driver().cuGraphAddMemAllocNode(&s.allocation_node, s.graph, nullptr, 0, &params));
+  s.graph_allocation = params.dptr;
+  return CUDA_SUCCESS;
+}
+
+CUresult need_graph_with_empty_node(CallSite& s) {
+  STEP(need_graph(s));
+  return driver().cuGraphAddEmptyNode(&s.empty_node, s.graph, nullptr, 0);
 }
 
 CUresult need_exec(CallSite& s) {
@@ -175,6 +181,12 @@ std::vector<EntryPointCall> make_calls() {
          unsigned type = 0;
          return d().cuPointerGetAttribute(&type, CU_POINTER_ATTRIBUTE_MEMORY_TYPE, s.device_memory);
        }},
+      {"cuPointerGetAttributes", need_memory, [=](CallSite& s) {
+         unsigned type = 0;
+         CUpointer_attribute attribute = CU_POINTER_ATTRIBUTE_MEMORY_TYPE;
+         void* answer = &type;
+         return d().cuPointerGetAttributes(1, &attribute, &answer, s.device_memory);
+       }},
       {"cuMemAllocAsync", {}, [=](CallSite& s) { CUdeviceptr p; return d().cuMemAllocAsync(&p, 4096, s.other_stream); }},
       {"cuMemFreeAsync",
        [=](CallSite& s) {
@@ -186,13 +198,13 @@ std::vector<EntryPointCall> make_calls() {
        [=](CallSite& s) { CUdeviceptr p; return d().cuMemAllocFromPoolAsync(&p, 4096, s.pool, s.other_stream); }},
       {"cuMemPoolTrimTo", need_pool, [=](CallSite& s) { return d().cuMemPoolTrimTo(s.pool, 0); }},
       {"cuMemPoolCreate", {}, [=](CallSite& s) {
-         CUmemPoolProps props = device_pool_properties(s);
+         CUmemPoolProps props = pinned_device_pool_properties(s.device);
          CUmemoryPool p;
          return d().cuMemPoolCreate(&p, &props);
        }},
       {"cuMemPoolDestroy",
        [=](CallSite& s) {
-         CUmemPoolProps props = device_pool_properties(s);
+         CUmemPoolProps props = pinned_device_pool_properties(s.device);
          return d().cuMemPoolCreate(&s.pool, &props);
        },
        [=](CallSite& s) { return d().cuMemPoolDestroy(s.pool); }},
@@ -235,6 +247,13 @@ std::vector<EntryPointCall> make_calls() {
       {"cuKernelGetFunction", need_library, [=](CallSite& s) { CUfunction f; return d().cuKernelGetFunction(&f, s.kernel); }},
       {"cuLaunchKernel", need_module, [=](CallSite& s) {
          return d().cuLaunchKernel(s.function, 1, 1, 1, 1, 1, 1, 0, s.other_stream, s.spin_params, nullptr);
+       }},
+      {"cuLaunchKernelEx", need_module, [=](CallSite& s) {
+         CUlaunchConfig config{};
+         config.gridDimX = config.gridDimY = config.gridDimZ = 1;
+         config.blockDimX = config.blockDimY = config.blockDimZ = 1;
+         config.hStream = s.other_stream;
+         return d().cuLaunchKernelEx(&config, s.function, s.spin_params, nullptr);
        }},
       // Graphs.
       {"cuGraphCreate", {}, [=](CallSite&) { CUgraph g; return d().cuGraphCreate(&g, 0); }},
@@ -289,6 +308,72 @@ std::vector<EntryPointCall> make_calls() {
          params.height = 1;
          return d().cuGraphAddMemsetNode(&n, s.graph, nullptr, 0, &params, s.context);
        }},
+      {"cuGraphAddMemAllocNode", need_graph, [=](CallSite& s) {
+         CUgraphNode n;
+         CUDA_MEM_ALLOC_NODE_PARAMS params = graph_allocation_params(s.device, 4096);
+         return d().cuGraphAddMemAllocNode(&n, s.graph, nullptr, 0, &params);
+       }},
+      {"cuGraphAddMemFreeNode", need_graph_allocation, [=](CallSite& s) {
+         CUgraphNode n;
+         return d().cuGraphAddMemFreeNode(&n, s.graph, nullptr, 0, s.graph_allocation);
+       }},
+      {"cuGraphMemAllocNodeGetParams", need_graph_allocation, [=](CallSite& s) {
+         CUDA_MEM_ALLOC_NODE_PARAMS params{};
+         return d().cuGraphMemAllocNodeGetParams(s.allocation_node, &params);
+       }},
+      {"cuGraphAddEventRecordNode",
+       [=](CallSite& s) {
+         STEP(need_graph(s));
+         return need_event(s);
+       },
+       [=](CallSite& s) {
+         CUgraphNode n;
+         return d().cuGraphAddEventRecordNode(&n, s.graph, &s.host_node, 1, s.event);
+       }},
+      {"cuGraphAddEventWaitNode",
+       [=](CallSite& s) {
+         STEP(need_graph(s));
+         return need_event(s);
+       },
+       [=](CallSite& s) {
+         CUgraphNode n;
+         return d().cuGraphAddEventWaitNode(&n, s.graph, nullptr, 0, s.event);
+       }},
+      {"cuGraphGetNodes", need_graph, [=](CallSite& s) {
+         size_t count = 0;
+         return d().cuGraphGetNodes(s.graph, nullptr, &count);
+       }},
+      {"cuGraphGetRootNodes", need_graph, [=](CallSite& s) {
+         CUgraphNode roots[1];
+         size_t count = 1;
+         return d().cuGraphGetRootNodes(s.graph, roots, &count);
+       }},
+      {"cuGraphGetEdges", need_graph, [=](CallSite& s) {
+         size_t count = 0;
+         return d().cuGraphGetEdges(s.graph, nullptr, nullptr, nullptr, &count);
+       }},
+      {"cuGraphNodeGetType", need_graph, [=](CallSite& s) {
+         CUgraphNodeType type;
+         return d().cuGraphNodeGetType(s.host_node, &type);
+       }},
+      {"cuGraphNodeGetDependencies", need_graph, [=](CallSite& s) {
+         size_t count = 0;
+         return d().cuGraphNodeGetDependencies(s.host_node, nullptr, nullptr, &count);
+       }},
+      {"cuGraphNodeGetDependentNodes", need_graph, [=](CallSite& s) {
+         size_t count = 0;
+         return d().cuGraphNodeGetDependentNodes(s.host_node, nullptr, nullptr, &count);
+       }},
+      {"cuGraphDestroyNode", need_graph, [=](CallSite& s) { return d().cuGraphDestroyNode(s.host_node); }},
+      {"cuGraphAddDependencies", need_graph_with_empty_node, [=](CallSite& s) {
+         return d().cuGraphAddDependencies(s.graph, &s.host_node, &s.empty_node, nullptr, 1);
+       }},
+      {"cuGraphRemoveDependencies",
+       [=](CallSite& s) {
+         STEP(need_graph_with_empty_node(s));
+         return d().cuGraphAddDependencies(s.graph, &s.host_node, &s.empty_node, nullptr, 1);
+       },
+       [=](CallSite& s) { return d().cuGraphRemoveDependencies(s.graph, &s.host_node, &s.empty_node, nullptr, 1); }},
       {"cuGraphAddEmptyNode", need_graph,
        [=](CallSite& s) { CUgraphNode n; return d().cuGraphAddEmptyNode(&n, s.graph, nullptr, 0); }},
       {"cuGraphHostNodeSetParams", need_graph, [=](CallSite& s) {

@@ -43,6 +43,9 @@ struct CallSite {
   CUkernel kernel = nullptr;
   CUgraph graph = nullptr;
   CUgraphNode host_node = nullptr;
+  CUgraphNode empty_node = nullptr;       // an empty node of `graph`, no edges
+  CUgraphNode allocation_node = nullptr;  // an allocation node of `graph`
+  CUdeviceptr graph_allocation = 0;       // the block it reserved
   CUgraphExec exec = nullptr;
   CUuserObject user_object = nullptr;
   unsigned long long spin_nanoseconds = 0;

@@ -8,16 +8,14 @@
 #include <cstring>
 #include <vector>
 
+#include "harness/driver/device_memory_properties.h"
 #include "tests/sim/test_support.h"
 
 namespace gilsan::test {
 namespace {
 
 CUmemoryPool new_device_pool() {
-  CUmemPoolProps props{};
-  props.allocType = CU_MEM_ALLOCATION_TYPE_PINNED;
-  props.location.type = CU_MEM_LOCATION_TYPE_DEVICE;
-  props.location.id = 0;
+  const CUmemPoolProps props = pinned_device_pool_properties(0);
   CUmemoryPool pool = nullptr;
   EXPECT_CU(driver().cuMemPoolCreate(&pool, &props));
   return pool;
@@ -157,6 +155,32 @@ TEST(PointerAttributes, SayWhereMemoryLives) {
             result_name(d.cuPointerGetAttribute(&type, CU_POINTER_ATTRIBUTE_MEMORY_TYPE,
                                                 reinterpret_cast<CUdeviceptr>(pageable.data()))));
   EXPECT_CU(d.cuMemFreeHost(pinned));
+  EXPECT_CU(d.cuMemFree(device_memory));
+}
+
+// The plural form answers several attributes at once, and for memory none of the driver's gives the null
+// value of each instead of an error.
+TEST(PointerAttributes, SeveralAtOnceAndNullValuesForOrdinaryHostMemory) {
+  PrimaryContext context;
+  const DriverTable& d = driver();
+  CUdeviceptr device_memory = 0;
+  ASSERT_CU(d.cuMemAlloc(&device_memory, 4096));
+  unsigned type = 0;
+  int ordinal = -1;
+  CUcontext owner = nullptr;
+  CUpointer_attribute attributes[] = {CU_POINTER_ATTRIBUTE_MEMORY_TYPE, CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL,
+                                      CU_POINTER_ATTRIBUTE_CONTEXT};
+  void* answers[] = {&type, &ordinal, &owner};
+  EXPECT_CU(d.cuPointerGetAttributes(3, attributes, answers, device_memory + 8));
+  EXPECT_EQ(static_cast<unsigned>(CU_MEMORYTYPE_DEVICE), type);
+  EXPECT_EQ(0, ordinal);
+  EXPECT_EQ(context.get(), owner);
+  std::vector<unsigned char> pageable(64);
+  owner = context.get();
+  type = CU_MEMORYTYPE_DEVICE;
+  EXPECT_CU(d.cuPointerGetAttributes(3, attributes, answers, reinterpret_cast<CUdeviceptr>(pageable.data())));
+  EXPECT_EQ(0u, type);
+  EXPECT_EQ(nullptr, owner);
   EXPECT_CU(d.cuMemFree(device_memory));
 }
 

@@ -167,6 +167,37 @@ TEST(Modules, LibraryKernelsLaunchInTheCurrentContext) {
   EXPECT_CU(d.cuLibraryUnload(library));
 }
 
+TEST(Modules, ALaunchWithAConfigurationRunsTheKernelInStreamOrder) {
+  PrimaryContext context;
+  Stream stream;
+  const DriverTable& d = driver();
+  CUlibrary library = nullptr;
+  ASSERT_CU(d.cuLibraryLoadData(&library, test_kernels_ptx(), nullptr, nullptr, 0, nullptr, nullptr, 0));
+  CUkernel kernel = nullptr;
+  ASSERT_CU(d.cuLibraryGetKernel(&kernel, library, "gilsan_fill_u32"));
+  CUdeviceptr words = 0;
+  ASSERT_CU(d.cuMemAlloc(&words, 16 * sizeof(std::uint32_t)));
+  unsigned int value = 0xbeef;
+  unsigned long long count = 16;
+  void* params[] = {&words, &value, &count};
+  CUlaunchConfig config{};
+  config.gridDimX = config.gridDimY = config.gridDimZ = 1;
+  config.blockDimX = 32;
+  config.blockDimY = config.blockDimZ = 1;
+  config.hStream = stream.get();
+  // The CUkernel stands for a function of the current context, as with cuLaunchKernel.
+  EXPECT_CU(d.cuLaunchKernelEx(&config, reinterpret_cast<CUfunction>(kernel), params, nullptr));
+  std::uint32_t back[16] = {};
+  EXPECT_CU(d.cuMemcpyDtoHAsync(back, words, sizeof back, stream.get()));
+  EXPECT_CU(d.cuStreamSynchronize(stream.get()));
+  EXPECT_EQ(0xbeefu, back[0]);
+  EXPECT_EQ(0xbeefu, back[15]);
+  EXPECT_CU_RESULT(CUDA_ERROR_INVALID_VALUE, d.cuLaunchKernelEx(nullptr, reinterpret_cast<CUfunction>(kernel), params,
+                                                                nullptr));
+  EXPECT_CU(d.cuMemFree(words));
+  EXPECT_CU(d.cuLibraryUnload(library));
+}
+
 TEST(Modules, DeviceWorkKeepsTheStreamBusy) {
   PrimaryContext context;
   Stream stream;

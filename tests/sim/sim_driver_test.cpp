@@ -74,6 +74,26 @@ TEST(SimDriver, ExportsOnlyDriverAndSimSymbols) {
   EXPECT_NE(nullptr, sim_symbol("gilsanSimLaunchWork"));
 }
 
+// NVRTC's nvrtcCompileProgram finds cuGetExportTable with dlsym and calls it unchecked: a sim without the
+// symbol crashed it. The sim refuses the call and keeps it out of cuGetProcAddress (the tables are not modeled).
+TEST(SimDriver, GetExportTableIsThereOnlyToRefuse) {
+  SIM_ONLY();
+  using GetExportTable = CUresult (*)(const void**, const CUuuid*);
+  auto get_export_table = reinterpret_cast<GetExportTable>(sim_symbol("cuGetExportTable"));
+  ASSERT_NE(nullptr, get_export_table);
+  const void* table = &table;
+  const CUuuid id{};
+  EXPECT_EQ(CUDA_ERROR_NOT_SUPPORTED, get_export_table(&table, &id));
+  EXPECT_EQ(nullptr, table);
+  using GetProc = CUresult (*)(const char*, void**, int, cuuint64_t, CUdriverProcAddressQueryResult*);
+  auto get_proc = reinterpret_cast<GetProc>(sim_symbol("cuGetProcAddress_v2"));
+  ASSERT_NE(nullptr, get_proc);
+  void* function = nullptr;
+  CUdriverProcAddressQueryResult status = CU_GET_PROC_ADDRESS_SUCCESS;
+  EXPECT_EQ(CUDA_ERROR_NOT_FOUND, get_proc("cuGetExportTable", &function, CUDA_VERSION, 0, &status));
+  EXPECT_EQ(CU_GET_PROC_ADDRESS_SYMBOL_NOT_FOUND, status);
+}
+
 TEST(SimDriver, CountsCallsItDoesNotModel) {
   SIM_ONLY();
   PrimaryContext context;
@@ -218,6 +238,24 @@ TEST(SimConfiguration, BadDeviceCountFailsCuInit) {
     EXPECT_EQ(code(CUDA_ERROR_INVALID_VALUE), child.line_value("cuInit ")) << child.output();
     EXPECT_NE(std::string::npos, child.line_value("last-error ").find("GILSAN_SIM_DEVICES")) << child.output();
   }
+}
+
+TEST(SimConfiguration, UnknownKernelsAreNotFoundUnlessAskedToRunEmpty) {
+  SIM_ONLY();
+  ChildProcess strict(child_arguments({"unknown-kernel"}), {});
+  ASSERT_TRUE(strict.wait_for_exit(kHangTimeout)) << strict.output();
+  EXPECT_EQ(code(CUDA_ERROR_NOT_FOUND), strict.line_value("get-function ")) << strict.output();
+  ChildProcess empty(child_arguments({"unknown-kernel"}), {{"GILSAN_SIM_KERNELS", "empty"}});
+  ASSERT_TRUE(empty.wait_for_exit(kHangTimeout)) << empty.output();
+  EXPECT_EQ(code(CUDA_SUCCESS), empty.line_value("get-function ")) << empty.output();
+  EXPECT_EQ(code(CUDA_ERROR_NOT_FOUND), empty.line_value("not-in-image ")) << empty.output();
+  EXPECT_EQ(code(CUDA_SUCCESS), empty.line_value("launch ")) << empty.output();
+  EXPECT_EQ(code(CUDA_SUCCESS), empty.line_value("synchronize ")) << empty.output();
+  EXPECT_EQ("1", empty.line_value("ran ")) << empty.output();
+  ChildProcess bad(child_arguments({"unknown-kernel"}), {{"GILSAN_SIM_KERNELS", "all"}});
+  ASSERT_TRUE(bad.wait_for_exit(kHangTimeout)) << bad.output();
+  EXPECT_EQ(code(CUDA_ERROR_INVALID_VALUE), bad.line_value("cuInit ")) << bad.output();
+  EXPECT_NE(std::string::npos, bad.output().find("GILSAN_SIM_KERNELS is 'all'")) << bad.output();
 }
 
 TEST(SimConfiguration, InjectedFailuresFailTheCallsTheySay) {
