@@ -2,7 +2,7 @@
 # Runs gilsan against the real driver on a GPU machine and collects the outputs for docs/results/.
 # Usage: ci/gpu-run.sh OUTPUT_DIR [step...]; steps: build sim-tests suite conformance forwarding peers pytest-plugin program
 # overhead probe probe-held-by probe-loading probe-diff watchdog copy-bench inject hardening bench
-# stream-lifetimes detection-latency driver-calls transparency peer-versions wheel (default: build sim-tests suite probe).
+# stream-lifetimes detection-latency driver-calls transparency peer-versions wheel peer-own-tests (default: build sim-tests suite probe).
 # The GPU machine has Python 3.12 with libpython3.12.so, cmake and ninja in /opt/torch/.venv, nvcc.
 set -uo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -105,6 +105,26 @@ for step in "${steps[@]}"; do
       python3 "$root/tests/pytest_plugin/check_wheel.py" --builder /tmp/gilsan-wheel-venv --source "$root" \
         --build-dir /tmp/gilsan-wheel-build --cases cupy --driver real --site-packages "$site" >>"$log" 2>&1
       echo "pip-installed gilsan (CuPy, real driver): exit $? (0 as expected, 1 not, 77 skipped: the reason is above)" >>"$log" ;;
+    peer-own-tests)
+      # cuda.core's own stream, event, graph and memory test files (fetched at a pinned commit into
+      # .peer-tests/cuda-core, git-ignored; carry it) with this machine's packages: plainly on the real driver,
+      # under `gilsan run` on the real driver, on the sim, and on the sim running unknown kernels as empty
+      # work (GILSAN_SIM_KERNELS=empty); then the per-test tables.
+      checkout=$root/.peer-tests/cuda-core
+      python3 "$root/ci/peer-own-tests.py" run --checkout "$checkout" --python /opt/torch/.venv/bin/python \
+        --gilsan "$build/bin/gilsan" --out "$out/peer-own-tests" --driver plain --driver real --driver sim --driver sim-empty-kernels \
+        cuda_core/tests/test_stream.py cuda_core/tests/test_event.py cuda_core/tests/graph cuda_core/tests/memory \
+        >>"$log" 2>&1
+      for other in real sim sim-empty-kernels; do
+        [[ -f $out/peer-own-tests/junit-$other.xml ]] || continue
+        python3 "$root/ci/peer-own-tests.py" compare "$out/peer-own-tests/junit-plain.xml" \
+          "$out/peer-own-tests/junit-$other.xml" --label-a plain --label-b "$other" \
+          --markdown "$out/peer-own-tests/plain-vs-$other.md" >>"$log" 2>&1
+      done
+      cp "$checkout/COMMIT" "$out/peer-own-tests/COMMIT"
+      # One archive: the device tool returns a limited number of files.
+      tar -czf "$out/peer-own-tests.tar.gz" -C "$out" peer-own-tests && rm -rf "$out/peer-own-tests"
+      /opt/torch/.venv/bin/python -m pip list 2>/dev/null | grep -iE "^(cupy|cuda|numba|numpy|pytest)" >"$out/packages.txt" ;;
     program)
       # `gilsan run -- COMMAND` on an unmodified CuPy program that hangs, and on the same program fixed.
       app=$root/tests/runner/data/programs/cupy_inversion_app.py
