@@ -148,6 +148,21 @@ void exec_updated(CUgraphExec exec, CUgraph graph) {
   state.execs[exec] = ExecNodes{origin, std::move(nodes)};
 }
 
+void graph_node_destroyed(CUgraphNode node, HostFunctionRecord* held_if_unknown) {
+  Book& state = book();
+  std::lock_guard lock(state.mutex);
+  auto graph = node != nullptr ? state.node_graph.find(node) : state.node_graph.end();
+  if (graph == state.node_graph.end()) {
+    // A node the book cannot place: which graph's entry it was is unknown, so its record stops being
+    // announced anywhere rather than be announced by a graph that no longer runs it.
+    if (held_if_unknown != nullptr) held_if_unknown->announced.store(false, std::memory_order_relaxed);
+    return;
+  }
+  std::vector<HostNode>& nodes = state.graphs[graph->second];
+  if (auto found = find_node(nodes, node); found != nodes.end()) nodes.erase(found);
+  state.node_graph.erase(graph);
+}
+
 void graph_destroyed(CUgraph graph) {
   Book& state = book();
   std::lock_guard lock(state.mutex);

@@ -1,8 +1,8 @@
 // Which host-function records each graph and executable graph holds, so that a graph launch can tell
 // the observer which host functions it enqueued (one run per host node per launch), as the simulated
 // driver does. Built from the calls that add host nodes (cuGraphAddHostNode, cuGraphAddNode, a
-// capture of cuLaunchHostFunc), set their parameters, clone graphs, nest them as child graphs,
-// instantiate, update, launch and destroy them.
+// capture of cuLaunchHostFunc), set their parameters, destroy nodes, clone graphs, nest them as child
+// graphs, instantiate, update, launch and destroy them.
 //
 // Where the book cannot tell what the driver will run, it announces less, never more: an announced
 // run that never begins is reported lost at exit, while a run that begins unannounced only cannot be
@@ -39,6 +39,11 @@ void child_graph_added(CUgraph parent, CUgraph child);
 void graph_instantiated(CUgraph graph, CUgraphExec exec);
 // cuGraphExecUpdate succeeded: `exec` now runs `graph`'s host functions.
 void exec_updated(CUgraphExec exec, CUgraph graph);
+// cuGraphDestroyNode succeeded: later instantiations of its graph no longer run that node's host function
+// (executable graphs made before keep theirs), and the driver may hand its handle to a new node. For a
+// node the book does not know, `held_if_unknown` (the record its parameters held, null if not ours) stops
+// being announced, as in graph_node_replaced.
+void graph_node_destroyed(CUgraphNode node, HostFunctionRecord* held_if_unknown);
 void graph_destroyed(CUgraph graph);
 void exec_destroyed(CUgraphExec exec);
 // The records a launch of `exec` announces (each runs once per launch).

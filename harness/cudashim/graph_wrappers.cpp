@@ -110,7 +110,9 @@ CUresult add_node_v1(CUgraphNode* node, CUgraph graph, const CUgraphNode* depend
   CallScope scope("cuGraphAddNode", target_of());
   HostFunctionRecord* record = nullptr;
   CUgraphNodeParams ours = wrapped(*params, scope.context(), record);
-  const CUresult result = real(node, graph, dependencies, count, &ours);
+  // Only a host node's parameters are replaced; any other kind is the caller's own, which the driver
+  // writes into (an allocation's address, a conditional node's body graphs).
+  const CUresult result = real(node, graph, dependencies, count, record != nullptr ? &ours : params);
   if (result == CUDA_SUCCESS && record != nullptr) graph_node_added(graph, node != nullptr ? *node : nullptr, record);
   return scope.finish(result);
 }
@@ -122,7 +124,7 @@ CUresult add_node_v2(CUgraphNode* node, CUgraph graph, const CUgraphNode* depend
   CallScope scope("cuGraphAddNode", target_of());
   HostFunctionRecord* record = nullptr;
   CUgraphNodeParams ours = wrapped(*params, scope.context(), record);
-  const CUresult result = real(node, graph, dependencies, edges, count, &ours);
+  const CUresult result = real(node, graph, dependencies, edges, count, record != nullptr ? &ours : params);
   if (result == CUDA_SUCCESS && record != nullptr) graph_node_added(graph, node != nullptr ? *node : nullptr, record);
   return scope.finish(result);
 }
@@ -134,7 +136,7 @@ CUresult node_set_params(CUgraphNode node, CUgraphNodeParams* params) {
   HostFunctionRecord* replaced = params->type == CU_GRAPH_NODE_TYPE_HOST ? record_replaced_on_unknown(node) : nullptr;
   HostFunctionRecord* record = nullptr;
   CUgraphNodeParams ours = wrapped(*params, scope.context(), record);
-  const CUresult result = real(node, &ours);
+  const CUresult result = real(node, record != nullptr ? &ours : params);
   if (result == CUDA_SUCCESS && record != nullptr) graph_node_replaced(node, record, replaced);
   return scope.finish(result);
 }
@@ -145,7 +147,7 @@ CUresult exec_node_set_params(CUgraphExec exec, CUgraphNode node, CUgraphNodePar
   CallScope scope("cuGraphExecNodeSetParams", target_of());
   HostFunctionRecord* record = nullptr;
   CUgraphNodeParams ours = wrapped(*params, scope.context(), record);
-  const CUresult result = real(exec, node, &ours);
+  const CUresult result = real(exec, node, record != nullptr ? &ours : params);
   if (result == CUDA_SUCCESS && record != nullptr) exec_node_replaced(exec, node, record);
   return scope.finish(result);
 }
@@ -207,6 +209,16 @@ CUresult graph_destroy(CUgraph graph) {
   CallScope scope("cuGraphDestroy", target_of());
   const CUresult result = real(graph);
   if (result == CUDA_SUCCESS) graph_destroyed(graph);
+  return scope.finish(result);
+}
+
+CUresult graph_destroy_node(CUgraphNode node) {
+  GILSAN_SHIM_REAL(decltype(&::cuGraphDestroyNode), "cuGraphDestroyNode");
+  if (!driverhooks::observed()) return real(node);
+  CallScope scope("cuGraphDestroyNode", target_of());
+  HostFunctionRecord* held_if_unknown = record_replaced_on_unknown(node);  // read before the node is gone
+  const CUresult result = real(node);
+  if (result == CUDA_SUCCESS) graph_node_destroyed(node, held_if_unknown);
   return scope.finish(result);
 }
 
@@ -289,6 +301,7 @@ std::span<const WrappedEntryPoint> graph_entry_points() {
       entry("cuGraphLaunch_ptsz", &graph_launch<true>, "cuGraphLaunch"),
       entry("cuGraphDestroy", &graph_destroy, "cuGraphDestroy"),
       entry("cuGraphExecDestroy", &graph_exec_destroy, "cuGraphExecDestroy"),
+      entry("cuGraphDestroyNode", &graph_destroy_node, "cuGraphDestroyNode"),
       entry("cuGraphClone", &graph_clone, "cuGraphClone"),
       entry("cuGraphExecUpdate_v2", &exec_update, "cuGraphExecUpdate"),
       entry("cuGraphExecUpdate", &exec_update_v1, "cuGraphExecUpdate"),

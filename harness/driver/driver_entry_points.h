@@ -106,6 +106,7 @@
   X(cuGraphAddMemcpyNode) \
   X(cuGraphAddMemsetNode) \
   X(cuGraphAddEmptyNode) \
+  X(cuGraphAddNode) \
   X(cuGraphAddMemAllocNode) \
   X(cuGraphAddMemFreeNode) \
   X(cuGraphMemAllocNodeGetParams) \

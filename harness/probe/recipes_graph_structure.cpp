@@ -12,6 +12,14 @@ void add_graph_structure_recipes(std::vector<CallRecipe>& out) {
     s.node = f.add_host_node(s.graph);
   };
 
+  out.push_back({.id = "cuGraphAddNode",
+                 .description = "adds an empty node to a graph with the generic node parameters",
+                 .prepare = [](F f, S s) { s.graph = f.new_graph(); },
+                 .call = [](F f, S s) {
+                   CUgraphNodeParams params{};
+                   params.type = CU_GRAPH_NODE_TYPE_EMPTY;
+                   return f.driver.cuGraphAddNode(&s.node, s.graph, nullptr, nullptr, 0, &params);
+                 }});
   out.push_back({.id = "cuGraphAddMemAllocNode",
                  .description = "adds a 4 KiB allocation node (device memory) to a graph",
                  .prepare = [](F f, S s) { s.graph = f.new_graph(); },

@@ -1,6 +1,5 @@
 // Graphs: nodes, upload and launch (instantiation: sim_exports_graph_instantiate.cpp).
 #include <cstddef>
-#include <limits>
 #include <vector>
 
 #include "harness/driverhooks/driver_hooks.h"
@@ -8,72 +7,12 @@
 #include "harness/simcuda/sim_context.h"
 #include "harness/simcuda/sim_event.h"
 #include "harness/simcuda/sim_graph.h"
+#include "harness/simcuda/sim_graph_nodes.h"
 #include "harness/simcuda/sim_memory.h"
 #include "harness/simcuda/sim_module.h"
 #include "harness/simcuda/sim_stream_entry_points.h"
 
 namespace gilsan::sim {
-namespace {
-
-// The bytes a 3-D copy spans from its origin on one side.
-std::size_t extent(std::size_t pitch, std::size_t height, const CUDA_MEMCPY3D& shape) {
-  const std::size_t rows = shape.Height == 0 ? 1 : shape.Height;
-  const std::size_t layers = shape.Depth == 0 ? 1 : shape.Depth;
-  if (pitch == 0) pitch = shape.WidthInBytes;
-  if (height == 0) height = rows;
-  return (layers - 1) * pitch * height + (rows - 1) * pitch + shape.WidthInBytes;
-}
-
-CUresult check_copy_side(CUmemorytype type, const void* host, CUdeviceptr device, std::size_t origin,
-                         std::size_t bytes) {
-  switch (type) {
-    case CU_MEMORYTYPE_HOST: return host == nullptr ? CUDA_ERROR_INVALID_VALUE : CUDA_SUCCESS;
-    case CU_MEMORYTYPE_DEVICE:
-    case CU_MEMORYTYPE_UNIFIED: return device_accessible(device + origin, bytes) ? CUDA_SUCCESS : CUDA_ERROR_INVALID_VALUE;
-    case CU_MEMORYTYPE_ARRAY: return SimDriver::instance().unsupported();  // CUDA arrays are not modelled
-  }
-  return CUDA_ERROR_INVALID_VALUE;
-}
-
-CUresult check_copy(const CUDA_MEMCPY3D& shape) {
-  const std::size_t source_origin = shape.srcXInBytes + shape.srcY * shape.srcPitch +
-                                    shape.srcZ * shape.srcPitch * shape.srcHeight;
-  const std::size_t destination_origin = shape.dstXInBytes + shape.dstY * shape.dstPitch +
-                                         shape.dstZ * shape.dstPitch * shape.dstHeight;
-  if (CUresult rc = check_copy_side(shape.srcMemoryType, shape.srcHost, shape.srcDevice, source_origin,
-                                    extent(shape.srcPitch, shape.srcHeight, shape));
-      rc != CUDA_SUCCESS)
-    return rc;
-  return check_copy_side(shape.dstMemoryType, shape.dstHost, shape.dstDevice, destination_origin,
-                         extent(shape.dstPitch, shape.dstHeight, shape));
-}
-
-CUresult add(CUgraphNode* phGraphNode, CUgraph hGraph, const CUgraphNode* dependencies, size_t numDependencies,
-             NodeKind kind, WorkItem work) {
-  auto& driver = SimDriver::instance();
-  std::shared_ptr<SimGraph> graph = driver.graphs.find(hGraph);
-  if (!graph || phGraphNode == nullptr) return CUDA_ERROR_INVALID_VALUE;
-  SimGraphNode* node = nullptr;
-  if (CUresult rc = add_node(*graph, kind, std::move(work), dependencies, numDependencies, node); rc != CUDA_SUCCESS)
-    return rc;
-  *phGraphNode = node->handle();
-  return CUDA_SUCCESS;
-}
-
-CUresult add_event_node(CUgraphNode* phGraphNode, CUgraph hGraph, const CUgraphNode* dependencies,
-                        size_t numDependencies, CUevent event, NodeKind kind) {
-  auto& driver = SimDriver::instance();
-  Lock lock(driver.mutex);
-  std::shared_ptr<SimEvent> found = driver.events.find(event);
-  if (!found) return CUDA_ERROR_INVALID_VALUE;
-  if (CUresult rc = add(phGraphNode, hGraph, dependencies, numDependencies, kind, NoWork{}); rc != CUDA_SUCCESS)
-    return rc;
-  driver.graph_nodes.find(*phGraphNode)->event = std::move(found);
-  return CUDA_SUCCESS;
-}
-
-}  // namespace
-
 namespace api {
 
 CUresult graph_upload(CUgraphExec hGraphExec, CUstream hStream, DefaultStream null_stream) {
@@ -178,14 +117,10 @@ CUresult CUDAAPI cuGraphAddHostNode(CUgraphNode* phGraphNode, CUgraph hGraph, co
                                     size_t numDependencies, const CUDA_HOST_NODE_PARAMS* nodeParams) {
   ApiScope api(entry("cuGraphAddHostNode"), on_current_context());
   if (api.refused()) return api.result();
-  if (nodeParams == nullptr || nodeParams->fn == nullptr) return api.finish(CUDA_ERROR_INVALID_VALUE);
+  if (nodeParams == nullptr) return api.finish(CUDA_ERROR_INVALID_VALUE);
   return api.finish(guarded([&] {
     Lock lock(SimDriver::instance().mutex);
-    HostCall call;
-    call.fn = nodeParams->fn;
-    call.user_data = nodeParams->userData;
-    call.run_key = SimDriver::instance().take_run_key();
-    return add(phGraphNode, hGraph, dependencies, numDependencies, NodeKind::Host, call);
+    return add_host_node({phGraphNode, hGraph, dependencies, numDependencies}, nodeParams->fn, nodeParams->userData);
   }));
 }
 
@@ -194,21 +129,9 @@ CUresult CUDAAPI cuGraphAddKernelNode(CUgraphNode* phGraphNode, CUgraph hGraph, 
   ApiScope api(entry("cuGraphAddKernelNode"), on_current_context());
   if (api.refused()) return api.result();
   if (nodeParams == nullptr) return api.finish(CUDA_ERROR_INVALID_VALUE);
-  const CUDA_KERNEL_NODE_PARAMS& p = *nodeParams;
-  if (p.gridDimX == 0 || p.gridDimY == 0 || p.gridDimZ == 0 || p.blockDimX == 0 || p.blockDimY == 0 ||
-      p.blockDimZ == 0)
-    return api.finish(CUDA_ERROR_INVALID_VALUE);
   return api.finish(guarded([&] {
     Lock lock(SimDriver::instance().mutex);
-    std::shared_ptr<SimContext> context = p.ctx != nullptr ? find_context(p.ctx) : current_context();
-    if (!context) return CUDA_ERROR_INVALID_CONTEXT;
-    CUfunction handle = p.func != nullptr ? p.func : reinterpret_cast<CUfunction>(p.kern);
-    std::shared_ptr<SimFunction> function = resolve_function(handle, *context);
-    if (!function) return CUDA_ERROR_INVALID_VALUE;
-    KernelRun run;
-    if (CUresult rc = pack_kernel_arguments(*function->kernel, p.kernelParams, p.extra, run); rc != CUDA_SUCCESS)
-      return rc;
-    return add(phGraphNode, hGraph, dependencies, numDependencies, NodeKind::Kernel, run);
+    return add_kernel_node({phGraphNode, hGraph, dependencies, numDependencies}, *nodeParams);
   }));
 }
 
@@ -219,8 +142,7 @@ CUresult CUDAAPI cuGraphAddMemcpyNode(CUgraphNode* phGraphNode, CUgraph hGraph, 
   if (copyParams == nullptr) return api.finish(CUDA_ERROR_INVALID_VALUE);
   return api.finish(guarded([&] {
     Lock lock(SimDriver::instance().mutex);
-    if (CUresult rc = check_copy(*copyParams); rc != CUDA_SUCCESS) return rc;
-    return add(phGraphNode, hGraph, dependencies, numDependencies, NodeKind::Memcpy, Copy{*copyParams, nullptr});
+    return add_memcpy_node({phGraphNode, hGraph, dependencies, numDependencies}, *copyParams);
   }));
 }
 
@@ -229,20 +151,9 @@ CUresult CUDAAPI cuGraphAddMemsetNode(CUgraphNode* phGraphNode, CUgraph hGraph, 
   ApiScope api(entry("cuGraphAddMemsetNode"), on_current_context());
   if (api.refused()) return api.result();
   if (memsetParams == nullptr) return api.finish(CUDA_ERROR_INVALID_VALUE);
-  const CUDA_MEMSET_NODE_PARAMS& p = *memsetParams;
-  const unsigned size = p.elementSize;
-  if ((size != 1 && size != 2 && size != 4) || p.width == 0 || p.height == 0) return api.finish(CUDA_ERROR_INVALID_VALUE);
-  const std::size_t max_elements = std::numeric_limits<std::size_t>::max() / 4;
-  if (p.width > max_elements || p.height > max_elements / p.width) return api.finish(CUDA_ERROR_INVALID_VALUE);
-  if (p.height > 1 && p.pitch < p.width * size) return api.finish(CUDA_ERROR_INVALID_VALUE);  // rows overlap
-  // Rows with a gap between them (a pitch wider than a row) are not modeled: one fill is one range.
-  if (p.height > 1 && p.pitch != p.width * size) return api.finish(CUDA_ERROR_NOT_SUPPORTED);
-  const std::size_t count = p.width * p.height;
   return api.finish(guarded([&] {
     Lock lock(SimDriver::instance().mutex);
-    if (!device_accessible(p.dst, count * size)) return CUDA_ERROR_INVALID_VALUE;
-    return add(phGraphNode, hGraph, dependencies, numDependencies, NodeKind::Memset,
-               Fill{p.dst, p.value, size, count});
+    return add_memset_node({phGraphNode, hGraph, dependencies, numDependencies}, *memsetParams);
   }));
 }
 
@@ -250,32 +161,10 @@ CUresult CUDAAPI cuGraphAddMemAllocNode(CUgraphNode* phGraphNode, CUgraph hGraph
                                         size_t numDependencies, CUDA_MEM_ALLOC_NODE_PARAMS* nodeParams) {
   ApiScope api(entry("cuGraphAddMemAllocNode"), on_current_context());
   if (api.refused()) return api.result();
-  if (nodeParams == nullptr || nodeParams->bytesize == 0) return api.finish(CUDA_ERROR_INVALID_VALUE);
-  const CUmemPoolProps& props = nodeParams->poolProps;
-  // Graph memory is device memory of one device, pinned (the only kind the driver allows here).
-  if (props.allocType != CU_MEM_ALLOCATION_TYPE_PINNED || props.location.type != CU_MEM_LOCATION_TYPE_DEVICE)
-    return api.finish(CUDA_ERROR_INVALID_VALUE);
+  if (nodeParams == nullptr) return api.finish(CUDA_ERROR_INVALID_VALUE);
   return api.finish(guarded([&] {
-    auto& driver = SimDriver::instance();
-    Lock lock(driver.mutex);
-    std::shared_ptr<SimContext> context = current_context();
-    if (!context) return CUDA_ERROR_INVALID_CONTEXT;
-    if (props.location.id != context->device->ordinal) return CUDA_ERROR_INVALID_VALUE;
-    std::uintptr_t block = 0;
-    if (CUresult rc = allocate(MemoryKind::Device, nodeParams->bytesize, *context, nullptr, block); rc != CUDA_SUCCESS)
-      return rc;
-    if (CUresult rc = add(phGraphNode, hGraph, dependencies, numDependencies, NodeKind::MemAlloc, NoWork{});
-        rc != CUDA_SUCCESS) {
-      free_allocation(block, {MemoryKind::Device});
-      return rc;
-    }
-    nodeParams->dptr = block;
-    std::shared_ptr<SimGraphNode> node = driver.graph_nodes.find(*phGraphNode);
-    node->allocation = block;
-    node->allocation_params = *nodeParams;
-    node->allocation_params.accessDescs = nullptr;  // the caller's array: not kept past the call
-    node->allocation_params.accessDescCount = 0;
-    return CUDA_SUCCESS;
+    Lock lock(SimDriver::instance().mutex);
+    return add_mem_alloc_node({phGraphNode, hGraph, dependencies, numDependencies}, *nodeParams);
   }));
 }
 
@@ -298,24 +187,8 @@ CUresult CUDAAPI cuGraphAddMemFreeNode(CUgraphNode* phGraphNode, CUgraph hGraph,
   ApiScope api(entry("cuGraphAddMemFreeNode"), on_current_context());
   if (api.refused()) return api.result();
   return api.finish(guarded([&] {
-    auto& driver = SimDriver::instance();
-    Lock lock(driver.mutex);
-    // Only the start of a graph allocation (of any graph) can be freed by a free node.
-    bool graph_allocation = false;
-    driver.graph_nodes.for_each([&](const std::shared_ptr<SimGraphNode>& node) {
-      if (node->kind == NodeKind::MemAlloc && node->allocation == dptr && dptr != 0) graph_allocation = true;
-    });
-    if (!graph_allocation) return CUDA_ERROR_INVALID_VALUE;
-    // Freed at most once in a graph.
-    if (std::shared_ptr<SimGraph> graph = driver.graphs.find(hGraph)) {
-      for (const auto& node : graph->nodes)
-        if (node->kind == NodeKind::MemFree && node->allocation == dptr) return CUDA_ERROR_INVALID_VALUE;
-    }
-    if (CUresult rc = add(phGraphNode, hGraph, dependencies, numDependencies, NodeKind::MemFree, NoWork{});
-        rc != CUDA_SUCCESS)
-      return rc;
-    driver.graph_nodes.find(*phGraphNode)->allocation = dptr;
-    return CUDA_SUCCESS;
+    Lock lock(SimDriver::instance().mutex);
+    return add_mem_free_node({phGraphNode, hGraph, dependencies, numDependencies}, dptr);
   }));
 }
 
@@ -324,7 +197,8 @@ CUresult CUDAAPI cuGraphAddEventRecordNode(CUgraphNode* phGraphNode, CUgraph hGr
   ApiScope api(entry("cuGraphAddEventRecordNode"), on_current_context());
   if (api.refused()) return api.result();
   return api.finish(guarded([&] {
-    return add_event_node(phGraphNode, hGraph, dependencies, numDependencies, event, NodeKind::EventRecord);
+    Lock lock(SimDriver::instance().mutex);
+    return add_event_node({phGraphNode, hGraph, dependencies, numDependencies}, event, NodeKind::EventRecord);
   }));
 }
 
@@ -333,7 +207,57 @@ CUresult CUDAAPI cuGraphAddEventWaitNode(CUgraphNode* phGraphNode, CUgraph hGrap
   ApiScope api(entry("cuGraphAddEventWaitNode"), on_current_context());
   if (api.refused()) return api.result();
   return api.finish(guarded([&] {
-    return add_event_node(phGraphNode, hGraph, dependencies, numDependencies, event, NodeKind::EventWait);
+    Lock lock(SimDriver::instance().mutex);
+    return add_event_node({phGraphNode, hGraph, dependencies, numDependencies}, event, NodeKind::EventWait);
+  }));
+}
+
+// The generic form, for the kinds of node the sim models; its parameters' later versions are the same
+// fields as the per-kind entry points' structures. Child-graph, conditional, external-semaphore and
+// memory-operation nodes are not modeled.
+CUresult CUDAAPI cuGraphAddNode_v2(CUgraphNode* phGraphNode, CUgraph hGraph, const CUgraphNode* dependencies,
+                                   const CUgraphEdgeData* dependencyData, size_t numDependencies,
+                                   CUgraphNodeParams* nodeParams) {
+  ApiScope api(entry("cuGraphAddNode"), on_current_context());
+  if (api.refused()) return api.result();
+  if (nodeParams == nullptr) return api.finish(CUDA_ERROR_INVALID_VALUE);
+  if (dependencyData != nullptr) {
+    for (size_t i = 0; i < numDependencies; ++i)
+      if (dependencyData[i].type != CU_GRAPH_DEPENDENCY_TYPE_DEFAULT || dependencyData[i].from_port != 0 ||
+          dependencyData[i].to_port != 0)
+        return api.finish(SimDriver::instance().unsupported());
+  }
+  CUgraphNodeParams& p = *nodeParams;
+  return api.finish(guarded([&]() -> CUresult {
+    Lock lock(SimDriver::instance().mutex);
+    const NodePlace place{phGraphNode, hGraph, dependencies, numDependencies};
+    switch (p.type) {
+      case CU_GRAPH_NODE_TYPE_EMPTY: return add_empty_node(place);
+      case CU_GRAPH_NODE_TYPE_HOST: return add_host_node(place, p.host.fn, p.host.userData);
+      case CU_GRAPH_NODE_TYPE_KERNEL: {
+        const CUDA_KERNEL_NODE_PARAMS_v3& k = p.kernel;
+        const CUDA_KERNEL_NODE_PARAMS kernel{k.func,      k.gridDimX,  k.gridDimY,      k.gridDimZ,
+                                             k.blockDimX, k.blockDimY, k.blockDimZ,     k.sharedMemBytes,
+                                             k.kernelParams, k.extra,  k.kern,          k.ctx};
+        return add_kernel_node(place, kernel);
+      }
+      case CU_GRAPH_NODE_TYPE_MEMCPY: return add_memcpy_node(place, p.memcpy.copyParams);
+      case CU_GRAPH_NODE_TYPE_MEMSET: {
+        const CUDA_MEMSET_NODE_PARAMS_v2& m = p.memset;
+        return add_memset_node(place, CUDA_MEMSET_NODE_PARAMS{m.dst, m.pitch, m.value, m.elementSize, m.width, m.height});
+      }
+      case CU_GRAPH_NODE_TYPE_MEM_ALLOC: {
+        CUDA_MEM_ALLOC_NODE_PARAMS alloc{p.alloc.poolProps, p.alloc.accessDescs, p.alloc.accessDescCount,
+                                         p.alloc.bytesize, 0};
+        const CUresult rc = add_mem_alloc_node(place, alloc);
+        if (rc == CUDA_SUCCESS) p.alloc.dptr = alloc.dptr;  // an output, in the caller's structure
+        return rc;
+      }
+      case CU_GRAPH_NODE_TYPE_MEM_FREE: return add_mem_free_node(place, p.free.dptr);
+      case CU_GRAPH_NODE_TYPE_EVENT_RECORD: return add_event_node(place, p.eventRecord.event, NodeKind::EventRecord);
+      case CU_GRAPH_NODE_TYPE_WAIT_EVENT: return add_event_node(place, p.eventWait.event, NodeKind::EventWait);
+      default: return SimDriver::instance().unsupported();
+    }
   }));
 }
 
@@ -343,7 +267,7 @@ CUresult CUDAAPI cuGraphAddEmptyNode(CUgraphNode* phGraphNode, CUgraph hGraph, c
   if (api.refused()) return api.result();
   return api.finish(guarded([&] {
     Lock lock(SimDriver::instance().mutex);
-    return add(phGraphNode, hGraph, dependencies, numDependencies, NodeKind::Empty, NoWork{});
+    return add_empty_node({phGraphNode, hGraph, dependencies, numDependencies});
   }));
 }
 

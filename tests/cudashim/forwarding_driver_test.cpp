@@ -164,6 +164,55 @@ TEST_F(ForwardingDriver, AGraphLaunchEnqueuesEachHostNodeAgainAndReadsBackTheApp
   EXPECT_EQ(g_recorded.begun, g_recorded.enqueued);
 }
 
+// The driver writes outputs into the generic node parameters (an allocation's address, a conditional
+// node's body graphs): the forwarding driver must hand it the application's own structure for every kind
+// of node it does not wrap. It gave a copy, and cuda.core's conditional graphs crashed under gilsan run.
+TEST_F(ForwardingDriver, ANodeAddedWithGenericParametersGetsTheDriversOutputs) {
+  CUgraph graph = nullptr;
+  ASSERT_EQ(entry<decltype(&::cuGraphCreate)>(library_, "cuGraphCreate")(&graph, 0), CUDA_SUCCESS);
+  CUgraphNodeParams params{};
+  params.type = CU_GRAPH_NODE_TYPE_MEM_ALLOC;
+  params.alloc.poolProps.allocType = CU_MEM_ALLOCATION_TYPE_PINNED;
+  params.alloc.poolProps.location.type = CU_MEM_LOCATION_TYPE_DEVICE;
+  params.alloc.poolProps.location.id = 0;
+  params.alloc.bytesize = 4096;
+  CUgraphNode node = nullptr;
+  ASSERT_EQ(entry<decltype(&::cuGraphAddNode)>(library_, "cuGraphAddNode_v2")(&node, graph, nullptr, nullptr, 0, &params),
+            CUDA_SUCCESS);
+  EXPECT_NE(params.alloc.dptr, 0u) << "the allocation's address did not reach the application";
+  EXPECT_EQ(entry<decltype(&::cuGraphDestroy)>(library_, "cuGraphDestroy")(graph), CUDA_SUCCESS);
+}
+
+// cuda.core's test_new_node_attachment_does_not_replace_deleted_node_exec_attachment: a host node destroyed
+// after one instantiation is not announced by the next, which would leave a run "lost at exit".
+TEST_F(ForwardingDriver, ADestroyedHostNodeIsNotAnnouncedByLaterInstantiations) {
+  std::atomic<int> runs{0};
+  CUgraph graph = nullptr;
+  ASSERT_EQ(entry<decltype(&::cuGraphCreate)>(library_, "cuGraphCreate")(&graph, 0), CUDA_SUCCESS);
+  const auto add_host_node = entry<decltype(&::cuGraphAddHostNode)>(library_, "cuGraphAddHostNode");
+  const auto instantiate = entry<decltype(&::cuGraphInstantiateWithFlags)>(library_, "cuGraphInstantiateWithFlags");
+  const CUDA_HOST_NODE_PARAMS params{&count_run, &runs};
+  CUgraphNode old_node = nullptr, new_node = nullptr;
+  ASSERT_EQ(add_host_node(&old_node, graph, nullptr, 0, &params), CUDA_SUCCESS);
+  CUgraphExec old_exec = nullptr, new_exec = nullptr;
+  ASSERT_EQ(instantiate(&old_exec, graph, 0), CUDA_SUCCESS);
+  ASSERT_EQ(entry<decltype(&::cuGraphDestroyNode)>(library_, "cuGraphDestroyNode")(old_node), CUDA_SUCCESS);
+  ASSERT_EQ(add_host_node(&new_node, graph, nullptr, 0, &params), CUDA_SUCCESS);
+  ASSERT_EQ(instantiate(&new_exec, graph, 0), CUDA_SUCCESS);
+  const CUstream stream = new_stream();
+  const auto launch = entry<decltype(&::cuGraphLaunch)>(library_, "cuGraphLaunch");
+  ASSERT_EQ(launch(old_exec, stream), CUDA_SUCCESS);
+  ASSERT_EQ(launch(new_exec, stream), CUDA_SUCCESS);
+  synchronize(stream);
+  EXPECT_EQ(runs.load(), 2);
+  std::lock_guard lock(g_recorded.mutex);
+  EXPECT_EQ(g_recorded.enqueued.size(), 2u) << "each launch announces its one host node";
+  std::vector<unsigned long long> enqueued = g_recorded.enqueued, begun = g_recorded.begun;
+  std::sort(enqueued.begin(), enqueued.end());
+  std::sort(begun.begin(), begun.end());
+  EXPECT_EQ(begun, enqueued);
+}
+
 TEST_F(ForwardingDriver, CuGetProcAddressHandsOutTheWatchedEntryPoints) {
   const auto get_proc_address = entry<decltype(&::cuGetProcAddress)>(library_, "cuGetProcAddress_v2");
   void* launch = nullptr;

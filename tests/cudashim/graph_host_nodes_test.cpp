@@ -128,6 +128,29 @@ TEST(GraphHostNodes, AParentHoldsACopyOfItsChildGraph) {
   EXPECT_TRUE(records_of(exec).empty());
 }
 
+// What cuda.core's own tests do: a node destroyed after one instantiation and a new one added; the new
+// instantiation runs only the new node, the old one still the old.
+TEST(GraphHostNodes, ADestroyedNodeLeavesLaterInstantiationsButNotEarlierOnes) {
+  const auto graph = fresh<CUgraph>();
+  const auto old_node = fresh<CUgraphNode>();
+  HostFunctionRecord* old_record = fresh_record();
+  graph_node_added(graph, old_node, old_record);
+  const auto old_exec = fresh<CUgraphExec>();
+  graph_instantiated(graph, old_exec);
+  graph_node_destroyed(old_node, nullptr);
+  EXPECT_FALSE(graph_node_known(old_node));
+  HostFunctionRecord* new_record = fresh_record();
+  graph_node_added(graph, fresh<CUgraphNode>(), new_record);
+  const auto new_exec = fresh<CUgraphExec>();
+  graph_instantiated(graph, new_exec);
+  EXPECT_EQ(records_of(old_exec), std::vector{old_record});
+  EXPECT_EQ(records_of(new_exec), std::vector{new_record});
+  // A node the book cannot place: its record is no longer announced by anything.
+  HostFunctionRecord* unplaced = fresh_record();
+  graph_node_destroyed(fresh<CUgraphNode>(), unplaced);
+  EXPECT_FALSE(unplaced->announced.load());
+}
+
 // A plain model of what the driver runs: every node has a handle, clones' and child graphs' included.
 // Beside it, what the book is told of: which handles it knows, which records it stopped announcing and
 // which executable graphs it stopped following, as the header says it must.
@@ -148,7 +171,7 @@ class RandomGraphs {
 
   // One call, told to the book as the forwarding driver's wrappers tell it.
   void step() {
-    switch (pick(9)) {
+    switch (pick(10)) {
       case 0: graphs_[fresh<CUgraph>()]; break;
       case 1: add_node(); break;
       case 2: set_node(); break;
@@ -158,6 +181,7 @@ class RandomGraphs {
       case 6: set_exec_node(); break;
       case 7: update(); break;
       case 8: destroy(); break;
+      case 9: destroy_node(); break;
     }
   }
 
@@ -264,6 +288,18 @@ class RandomGraphs {
     }
     model.followed = true;
     exec_updated(exec->first, graph->first);
+  }
+  // cuGraphDestroyNode: later instantiations lose the node, executable graphs made before keep it. The
+  // wrapper reads the record of a node the book does not know before it goes.
+  void destroy_node() {
+    auto graph = any(graphs_);
+    if (graph == graphs_.end() || graph->second.empty()) return;
+    const auto at = static_cast<std::size_t>(pick(static_cast<int>(graph->second.size())));
+    const ModelNode node = graph->second[at];
+    graph->second.erase(graph->second.begin() + static_cast<std::ptrdiff_t>(at));
+    ASSERT_EQ(graph_node_known(node.handle), node.book_knows);
+    if (!node.book_knows) unannounced_.insert(node.record);
+    graph_node_destroyed(node.handle, node.book_knows ? nullptr : node.record);
   }
   void destroy() {
     if (pick(2) == 0) {

@@ -16,7 +16,7 @@ import tempfile
 # In the order the one line names them (by name).
 ADDED = [
     "cuCtxGetStreamPriorityRange", "cuDeviceGetMemPool", "cuDeviceGetUuid", "cuDeviceSetMemPool",
-    "cuGraphAddDependencies", "cuGraphAddEventRecordNode", "cuGraphAddEventWaitNode", "cuGraphAddMemAllocNode", "cuGraphAddMemFreeNode", "cuGraphAddMemsetNode", "cuGraphDestroyNode",
+    "cuGraphAddDependencies", "cuGraphAddEventRecordNode", "cuGraphAddEventWaitNode", "cuGraphAddMemAllocNode", "cuGraphAddMemFreeNode", "cuGraphAddMemsetNode", "cuGraphAddNode", "cuGraphDestroyNode",
     "cuGraphGetEdges", "cuGraphGetNodes", "cuGraphGetRootNodes", "cuGraphInstantiateWithParams", "cuGraphMemAllocNodeGetParams",
     "cuGraphNodeGetDependencies", "cuGraphNodeGetDependentNodes", "cuGraphNodeGetType", "cuGraphRemoveDependencies", "cuLaunchKernelEx", "cuMemPoolCreate",
     "cuMemPoolDestroy", "cuMemPoolGetAttribute", "cuMemPoolSetAttribute", "cuPointerGetAttribute", "cuPointerGetAttributes",

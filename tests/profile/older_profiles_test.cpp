@@ -24,7 +24,7 @@ namespace fs = std::filesystem;
 const std::vector<std::string> kAddedSinceFirstRelease = {
     "cuCtxGetStreamPriorityRange", "cuDeviceGetMemPool", "cuDeviceGetUuid",
     "cuDeviceSetMemPool", "cuGraphAddDependencies", "cuGraphAddEventRecordNode", "cuGraphAddEventWaitNode", "cuGraphAddMemAllocNode", "cuGraphAddMemFreeNode",
-    "cuGraphAddMemsetNode", "cuGraphDestroyNode", "cuGraphGetEdges",
+    "cuGraphAddMemsetNode", "cuGraphAddNode", "cuGraphDestroyNode", "cuGraphGetEdges",
     "cuGraphGetNodes", "cuGraphGetRootNodes", "cuGraphInstantiateWithParams", "cuGraphMemAllocNodeGetParams",
     "cuGraphNodeGetDependencies", "cuGraphNodeGetDependentNodes", "cuGraphNodeGetType", "cuGraphRemoveDependencies", "cuLaunchKernelEx",
     "cuMemPoolCreate", "cuMemPoolDestroy", "cuMemPoolGetAttribute",

@@ -308,6 +308,12 @@ std::vector<EntryPointCall> make_calls() {
          params.height = 1;
          return d().cuGraphAddMemsetNode(&n, s.graph, nullptr, 0, &params, s.context);
        }},
+      {"cuGraphAddNode", need_graph, [=](CallSite& s) {
+         CUgraphNode n;
+         CUgraphNodeParams params{};
+         params.type = CU_GRAPH_NODE_TYPE_EMPTY;
+         return d().cuGraphAddNode(&n, s.graph, &s.host_node, nullptr, 1, &params);
+       }},
       {"cuGraphAddMemAllocNode", need_graph, [=](CallSite& s) {
          CUgraphNode n;
          CUDA_MEM_ALLOC_NODE_PARAMS params = graph_allocation_params(s.device, 4096);

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <cstdio>
 #include <set>
@@ -258,6 +259,41 @@ TEST(GraphEvents, AWaitNodeHoldsBackTheNodesAfterItUntilTheEventsWork) {
   EXPECT_CU(d.cuGraphDestroy(graph));
   EXPECT_CU(d.cuEventDestroy(event));
   EXPECT_CU(d.cuMemFree(bytes));
+}
+
+TEST(GraphStructure, TheGenericFormAddsEachKindAndWritesItsOutputs) {
+  PrimaryContext context;
+  Stream stream;
+  const DriverTable& d = driver();
+  CUgraph graph = nullptr;
+  ASSERT_CU(d.cuGraphCreate(&graph, 0));
+  std::atomic<int> runs{0};
+  CUgraphNodeParams host{};
+  host.type = CU_GRAPH_NODE_TYPE_HOST;
+  host.host.fn = &count_run;
+  host.host.userData = &runs;
+  CUgraphNode host_node = nullptr, allocation = nullptr, release = nullptr;
+  ASSERT_CU(d.cuGraphAddNode(&host_node, graph, nullptr, nullptr, 0, &host));
+  CUgraphNodeParams alloc{};
+  alloc.type = CU_GRAPH_NODE_TYPE_MEM_ALLOC;
+  alloc.alloc.poolProps = pinned_device_pool_properties(0);
+  alloc.alloc.bytesize = 4096;
+  ASSERT_CU(d.cuGraphAddNode(&allocation, graph, &host_node, nullptr, 1, &alloc));
+  EXPECT_NE(0u, alloc.alloc.dptr);
+  CUgraphNodeParams release_params{};
+  release_params.type = CU_GRAPH_NODE_TYPE_MEM_FREE;
+  release_params.free.dptr = alloc.alloc.dptr;
+  ASSERT_CU(d.cuGraphAddNode(&release, graph, &allocation, nullptr, 1, &release_params));
+  CUgraphNodeType type = CU_GRAPH_NODE_TYPE_EMPTY;
+  EXPECT_CU(d.cuGraphNodeGetType(release, &type));
+  EXPECT_EQ(CU_GRAPH_NODE_TYPE_MEM_FREE, type);
+  CUgraphExec exec = nullptr;
+  ASSERT_CU(d.cuGraphInstantiateWithFlags(&exec, graph, 0));
+  EXPECT_CU(d.cuGraphLaunch(exec, stream.get()));
+  EXPECT_CU(d.cuStreamSynchronize(stream.get()));
+  EXPECT_EQ(1, runs.load());
+  EXPECT_CU(d.cuGraphExecDestroy(exec));
+  EXPECT_CU(d.cuGraphDestroy(graph));
 }
 
 TEST(GraphStructure, EachNodeSaysItsType) {
