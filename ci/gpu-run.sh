@@ -119,7 +119,7 @@ for step in "${steps[@]}"; do
         [[ -f $out/peer-own-tests/junit-$other.xml ]] || continue
         python3 "$root/ci/peer-own-tests.py" compare "$out/peer-own-tests/junit-plain.xml" \
           "$out/peer-own-tests/junit-$other.xml" --label-a plain --label-b "$other" \
-          --markdown "$out/peer-own-tests/plain-vs-$other.md" >>"$log" 2>&1
+          --markdown "$out/peer-own-tests/plain-vs-$other.md" --tsv "$out/peer-own-tests/plain-vs-$other.tsv" >>"$log" 2>&1
       done
       cp "$checkout/COMMIT" "$out/peer-own-tests/COMMIT"
       # One archive: the device tool returns a limited number of files.

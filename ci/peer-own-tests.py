@@ -10,9 +10,10 @@ docs/simulated-driver-entry-points.md says how. Two verbs:
       plain = pytest alone on this machine's driver; real / sim = under `gilsan run --driver real|sim`
       with the sanitizer on; sim-empty-kernels = sim with GILSAN_SIM_KERNELS=empty (a kernel the sim
       cannot run is launched as empty device work).
-  ci/peer-own-tests.py compare A.xml B.xml [--markdown FILE] [--label-a NAME --label-b NAME]
+  ci/peer-own-tests.py compare A.xml B.xml [--markdown FILE] [--tsv FILE] [--label-a NAME --label-b NAME]
       the per-test table: how many tests have the same outcome, and each that differs with both messages,
-      the differences grouped by the entry point or error that caused them. Exit 0 when written.
+      the differences grouped by the entry point or error that caused them (--tsv: every test's two
+      outcomes). Exit 0 when written.
 """
 import argparse
 import collections
@@ -134,6 +135,10 @@ def compare(args):
     text = "\n".join(lines) + "\n"
     if args.markdown:
         pathlib.Path(args.markdown).write_text(text)
+    if args.tsv:  # every test, the same outcome or not
+        rows = [f"test\t{args.label_a}\t{args.label_b}"]
+        rows += [f"{name}\t{a.get(name, ('absent',))[0]}\t{b.get(name, ('absent',))[0]}" for name in names]
+        pathlib.Path(args.tsv).write_text("\n".join(rows) + "\n")
     print(lines[0].lstrip("# "))
     return 0
 
@@ -153,6 +158,7 @@ def main():
     comparing.add_argument("a")
     comparing.add_argument("b")
     comparing.add_argument("--markdown")
+    comparing.add_argument("--tsv", help="also write every test's two outcomes, one line each")
     comparing.add_argument("--label-a", default="real")
     comparing.add_argument("--label-b", default="sim")
     args = parser.parse_args()

@@ -107,6 +107,10 @@
   X(cuGraphAddMemsetNode) \
   X(cuGraphAddEmptyNode) \
   X(cuGraphAddNode) \
+  X(cuGraphAddChildGraphNode) \
+  X(cuGraphChildGraphNodeGetGraph) \
+  X(cuGraphClone) \
+  X(cuGraphNodeFindInClone) \
   X(cuGraphAddMemAllocNode) \
   X(cuGraphAddMemFreeNode) \
   X(cuGraphMemAllocNodeGetParams) \

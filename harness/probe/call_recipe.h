@@ -34,6 +34,7 @@ struct RecipeState {
   CUlibrary library = nullptr;
   CUkernel kernel = nullptr;
   CUgraph graph = nullptr;
+  CUgraph second_graph = nullptr;
   CUgraphNode node = nullptr;
   CUgraphNode second_node = nullptr;
   CUgraphExec exec = nullptr;

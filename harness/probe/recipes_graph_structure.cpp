@@ -20,6 +20,42 @@ void add_graph_structure_recipes(std::vector<CallRecipe>& out) {
                    params.type = CU_GRAPH_NODE_TYPE_EMPTY;
                    return f.driver.cuGraphAddNode(&s.node, s.graph, nullptr, nullptr, 0, &params);
                  }});
+  out.push_back({.id = "cuGraphAddChildGraphNode",
+                 .description = "adds a copy of a graph of one host node as a node of another graph",
+                 .prepare = [](F f, S s) {
+                   s.graph = f.new_graph();
+                   s.second_graph = f.new_graph();
+                   f.add_host_node(s.second_graph);
+                 },
+                 .call = [](F f, S s) {
+                   return f.driver.cuGraphAddChildGraphNode(&s.node, s.graph, nullptr, 0, s.second_graph);
+                 }});
+  out.push_back({.id = "cuGraphChildGraphNodeGetGraph",
+                 .description = "reads the graph a child-graph node holds",
+                 .prepare = [](F f, S s) {
+                   s.graph = f.new_graph();
+                   s.second_graph = f.new_graph();
+                   f.check("cuGraphAddChildGraphNode",
+                           f.driver.cuGraphAddChildGraphNode(&s.node, s.graph, nullptr, 0, s.second_graph));
+                 },
+                 .call = [](F f, S s) {
+                   CUgraph held = nullptr;
+                   return f.driver.cuGraphChildGraphNodeGetGraph(s.node, &held);
+                 }});
+  out.push_back({.id = "cuGraphClone",
+                 .description = "copies a graph of one host node",
+                 .prepare = graph_with_host_node,
+                 .call = [](F f, S s) { return f.driver.cuGraphClone(&s.second_graph, s.graph); }});
+  out.push_back({.id = "cuGraphNodeFindInClone",
+                 .description = "finds a graph's host node in a copy of the graph made in preparation",
+                 .prepare = [=](F f, S s) {
+                   graph_with_host_node(f, s);
+                   f.check("cuGraphClone", f.driver.cuGraphClone(&s.second_graph, s.graph));
+                 },
+                 .call = [](F f, S s) {
+                   CUgraphNode in_clone = nullptr;
+                   return f.driver.cuGraphNodeFindInClone(&in_clone, s.node, s.second_graph);
+                 }});
   out.push_back({.id = "cuGraphAddMemAllocNode",
                  .description = "adds a 4 KiB allocation node (device memory) to a graph",
                  .prepare = [](F f, S s) { s.graph = f.new_graph(); },

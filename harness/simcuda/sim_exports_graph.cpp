@@ -213,8 +213,8 @@ CUresult CUDAAPI cuGraphAddEventWaitNode(CUgraphNode* phGraphNode, CUgraph hGrap
 }
 
 // The generic form, for the kinds of node the sim models; its parameters' later versions are the same
-// fields as the per-kind entry points' structures. Child-graph, conditional, external-semaphore and
-// memory-operation nodes are not modeled.
+// fields as the per-kind entry points' structures. Conditional, external-semaphore and memory-operation
+// nodes are not modeled.
 CUresult CUDAAPI cuGraphAddNode_v2(CUgraphNode* phGraphNode, CUgraph hGraph, const CUgraphNode* dependencies,
                                    const CUgraphEdgeData* dependencyData, size_t numDependencies,
                                    CUgraphNodeParams* nodeParams) {
@@ -256,8 +256,72 @@ CUresult CUDAAPI cuGraphAddNode_v2(CUgraphNode* phGraphNode, CUgraph hGraph, con
       case CU_GRAPH_NODE_TYPE_MEM_FREE: return add_mem_free_node(place, p.free.dptr);
       case CU_GRAPH_NODE_TYPE_EVENT_RECORD: return add_event_node(place, p.eventRecord.event, NodeKind::EventRecord);
       case CU_GRAPH_NODE_TYPE_WAIT_EVENT: return add_event_node(place, p.eventWait.event, NodeKind::EventWait);
+      case CU_GRAPH_NODE_TYPE_GRAPH:
+        // Moving the graph into the node (instead of copying it) is not modeled.
+        if (p.graph.ownership != CU_GRAPH_CHILD_GRAPH_OWNERSHIP_CLONE) return SimDriver::instance().unsupported();
+        return add_child_graph_node(place, p.graph.graph);
       default: return SimDriver::instance().unsupported();
     }
+  }));
+}
+
+CUresult CUDAAPI cuGraphAddChildGraphNode(CUgraphNode* phGraphNode, CUgraph hGraph, const CUgraphNode* dependencies,
+                                          size_t numDependencies, CUgraph childGraph) {
+  ApiScope api(entry("cuGraphAddChildGraphNode"), on_current_context());
+  if (api.refused()) return api.result();
+  return api.finish(guarded([&] {
+    Lock lock(SimDriver::instance().mutex);
+    return add_child_graph_node({phGraphNode, hGraph, dependencies, numDependencies}, childGraph);
+  }));
+}
+
+CUresult CUDAAPI cuGraphChildGraphNodeGetGraph(CUgraphNode hNode, CUgraph* phGraph) {
+  ApiScope api(entry("cuGraphChildGraphNodeGetGraph"), on_current_context());
+  if (api.refused()) return api.result();
+  if (phGraph == nullptr) return api.finish(CUDA_ERROR_INVALID_VALUE);
+  return api.finish(guarded([&] {
+    auto& driver = SimDriver::instance();
+    Lock lock(driver.mutex);
+    std::shared_ptr<SimGraphNode> node = driver.graph_nodes.find(hNode);
+    if (!node || !node->child) return CUDA_ERROR_INVALID_VALUE;
+    *phGraph = node->child->handle();
+    return CUDA_SUCCESS;
+  }));
+}
+
+CUresult CUDAAPI cuGraphClone(CUgraph* phGraphClone, CUgraph originalGraph) {
+  ApiScope api(entry("cuGraphClone"), on_current_context());
+  if (api.refused()) return api.result();
+  if (phGraphClone == nullptr) return api.finish(CUDA_ERROR_INVALID_VALUE);
+  return api.finish(guarded([&] {
+    auto& driver = SimDriver::instance();
+    Lock lock(driver.mutex);
+    std::shared_ptr<SimGraph> original = driver.graphs.find(originalGraph);
+    if (!original) return CUDA_ERROR_INVALID_VALUE;
+    std::shared_ptr<SimGraph> copy;
+    if (CUresult rc = clone_graph(*original, copy); rc != CUDA_SUCCESS) return rc;
+    driver.graphs.add(copy);
+    *phGraphClone = copy->handle();
+    return CUDA_SUCCESS;
+  }));
+}
+
+CUresult CUDAAPI cuGraphNodeFindInClone(CUgraphNode* phNode, CUgraphNode hOriginalNode, CUgraph hClonedGraph) {
+  ApiScope api(entry("cuGraphNodeFindInClone"), on_current_context());
+  if (api.refused()) return api.result();
+  if (phNode == nullptr) return api.finish(CUDA_ERROR_INVALID_VALUE);
+  return api.finish(guarded([&] {
+    auto& driver = SimDriver::instance();
+    Lock lock(driver.mutex);
+    std::shared_ptr<SimGraph> clone = driver.graphs.find(hClonedGraph);
+    if (!clone || hOriginalNode == nullptr) return CUDA_ERROR_INVALID_VALUE;
+    for (const auto& node : clone->nodes) {
+      if (node->copy_of == hOriginalNode) {
+        *phNode = node->handle();
+        return CUDA_SUCCESS;
+      }
+    }
+    return CUDA_ERROR_INVALID_VALUE;
   }));
 }
 

@@ -97,6 +97,10 @@ std::vector<SimGraphNode*> dependents_of(const SimGraph& graph, const SimGraphNo
 
 void remove_node(SimGraph& graph, SimGraphNode& node) {
   for (const auto& other : graph.nodes) std::erase(other->after, &node);
+  if (node.child) {
+    forget_graph_nodes(*node.child);
+    SimDriver::instance().graphs.remove(node.child.get());
+  }
   SimDriver::instance().graph_nodes.remove(&node);
   std::erase_if(graph.nodes, [&](const std::shared_ptr<SimGraphNode>& kept) { return kept.get() == &node; });
 }
@@ -112,16 +116,26 @@ CUgraphNodeType node_type(NodeKind kind) {
     case NodeKind::MemFree: return CU_GRAPH_NODE_TYPE_MEM_FREE;
     case NodeKind::EventRecord: return CU_GRAPH_NODE_TYPE_EVENT_RECORD;
     case NodeKind::EventWait: return CU_GRAPH_NODE_TYPE_WAIT_EVENT;
+    case NodeKind::ChildGraph: return CU_GRAPH_NODE_TYPE_GRAPH;
   }
   return CU_GRAPH_NODE_TYPE_EMPTY;
 }
 
 void forget_graph_nodes(SimGraph& graph) {
-  for (const auto& node : graph.nodes) SimDriver::instance().graph_nodes.remove(node.get());
+  auto& driver = SimDriver::instance();
+  for (const auto& node : graph.nodes) {
+    driver.graph_nodes.remove(node.get());
+    if (node->child) {
+      forget_graph_nodes(*node->child);
+      driver.graphs.remove(node->child.get());
+    }
+  }
 }
 
-CUresult instantiate(const SimGraph& graph, const std::shared_ptr<SimContext>& context,
-                     std::shared_ptr<SimGraphExec>& out) {
+namespace {
+
+// Appends `graph`'s work to `exec` in a dependency order, a child graph's in its node's place.
+CUresult append_steps(const SimGraph& graph, SimGraphExec& exec) {
   // Edges added later (cuGraphAddDependencies) can point either way, so the steps are put in a
   // dependency order: each node once every node before it has been placed, the earliest added first.
   // Running them one after another then honours every edge.
@@ -143,14 +157,26 @@ CUresult instantiate(const SimGraph& graph, const std::shared_ptr<SimContext>& c
     }
     if (!progressed) return CUDA_ERROR_INVALID_VALUE;  // a cycle
   }
+  for (const SimGraphNode* node : order) {
+    if (node->child) {
+      if (CUresult rc = append_steps(*node->child, exec); rc != CUDA_SUCCESS) return rc;
+      continue;
+    }
+    exec.steps.push_back(node->work);
+    if (node->kind == NodeKind::EventRecord) exec.records.push_back(node->event);
+    if (node->kind == NodeKind::EventWait) exec.waits.push_back(node->event);
+  }
+  graph.user_objects.copy_into(exec.user_objects);
+  return CUDA_SUCCESS;
+}
+
+}  // namespace
+
+CUresult instantiate(const SimGraph& graph, const std::shared_ptr<SimContext>& context,
+                     std::shared_ptr<SimGraphExec>& out) {
   auto exec = std::make_shared<SimGraphExec>();
   exec->context = context;
-  for (const SimGraphNode* node : order) {
-    exec->steps.push_back(node->work);
-    if (node->kind == NodeKind::EventRecord) exec->records.push_back(node->event);
-    if (node->kind == NodeKind::EventWait) exec->waits.push_back(node->event);
-  }
-  graph.user_objects.copy_into(exec->user_objects);
+  if (CUresult rc = append_steps(graph, *exec); rc != CUDA_SUCCESS) return rc;
   SimDriver::instance().graph_execs.add(exec);
   out = std::move(exec);
   return CUDA_SUCCESS;

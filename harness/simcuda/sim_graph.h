@@ -23,7 +23,9 @@ namespace gilsan::sim {
 // An EventRecord node records its event when the graph is launched, at the launch's place in its stream
 // (so the event completes with the whole launch), and an EventWait node makes the whole launch wait for
 // its event's last record before it: a launch is one operation of its stream in the sim.
-enum class NodeKind { Empty, Host, Kernel, Memcpy, Memset, MemAlloc, MemFree, EventRecord, EventWait };
+// A ChildGraph node holds a copy of the graph it was given (its own graph, reachable through
+// cuGraphChildGraphNodeGetGraph), whose work runs in its place at each launch.
+enum class NodeKind { Empty, Host, Kernel, Memcpy, Memset, MemAlloc, MemFree, EventRecord, EventWait, ChildGraph };
 
 // Guarded by SimDriver::mutex.
 struct SimGraphNode {
@@ -34,6 +36,8 @@ struct SimGraphNode {
   CUdeviceptr allocation = 0;  // MemAlloc: the block it reserved; MemFree: the block it frees
   CUDA_MEM_ALLOC_NODE_PARAMS allocation_params{};  // MemAlloc: as added (no access descriptors kept)
   std::shared_ptr<SimEvent> event;                 // EventRecord, EventWait
+  std::shared_ptr<struct SimGraph> child;          // ChildGraph
+  const void* copy_of = nullptr;                   // in a clone: the node it copies (compared, never read)
   CUgraphNode handle() { return reinterpret_cast<CUgraphNode>(this); }
 };
 
@@ -69,8 +73,13 @@ std::vector<SimGraphNode*> dependents_of(const SimGraph& graph, const SimGraphNo
 void remove_node(SimGraph& graph, SimGraphNode& node);
 // The driver's name for a node's kind.
 CUgraphNodeType node_type(NodeKind kind);
-// Requires the lock. Drops the graph's nodes from the handle tables.
+// Requires the lock. Drops the graph's nodes from the handle tables, and its child graphs with them.
 void forget_graph_nodes(SimGraph& graph);
+// Requires the lock. A copy of `original` with nodes of its own in the handle tables, each remembering the
+// node it copies; host nodes are host functions of their own (new run keys); child graphs are copied in
+// turn and user-object references added. CUDA_ERROR_NOT_SUPPORTED for a graph with memory nodes, which
+// the driver does not copy. sim_graph_clone.cpp.
+CUresult clone_graph(const SimGraph& original, std::shared_ptr<SimGraph>& out);
 // Requires the lock.
 CUresult instantiate(const SimGraph& graph, const std::shared_ptr<SimContext>& context,
                      std::shared_ptr<SimGraphExec>& out);

@@ -165,4 +165,21 @@ CUresult add_event_node(const NodePlace& place, CUevent event, NodeKind kind) {
   return rc;
 }
 
+CUresult add_child_graph_node(const NodePlace& place, CUgraph child) {
+  auto& driver = SimDriver::instance();
+  std::shared_ptr<SimGraph> original = driver.graphs.find(child);
+  if (!original || child == place.graph) return CUDA_ERROR_INVALID_VALUE;
+  std::shared_ptr<SimGraph> copy;
+  if (CUresult rc = clone_graph(*original, copy); rc != CUDA_SUCCESS) return rc;
+  CUresult rc = CUDA_SUCCESS;
+  std::shared_ptr<SimGraphNode> node = add(place, NodeKind::ChildGraph, NoWork{}, rc);
+  if (!node) {
+    forget_graph_nodes(*copy);
+    return rc;
+  }
+  driver.graphs.add(copy);
+  node->child = std::move(copy);
+  return CUDA_SUCCESS;
+}
+
 }  // namespace gilsan::sim

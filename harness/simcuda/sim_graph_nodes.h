@@ -29,5 +29,7 @@ CUresult add_mem_alloc_node(const NodePlace& place, CUDA_MEM_ALLOC_NODE_PARAMS& 
 CUresult add_mem_free_node(const NodePlace& place, CUdeviceptr block);
 // kind: EventRecord or EventWait.
 CUresult add_event_node(const NodePlace& place, CUevent event, NodeKind kind);
+// The node holds a copy of `child` (clone_graph), itself a graph with a handle.
+CUresult add_child_graph_node(const NodePlace& place, CUgraph child);
 
 }  // namespace gilsan::sim

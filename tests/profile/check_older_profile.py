@@ -16,10 +16,13 @@ import tempfile
 # In the order the one line names them (by name).
 ADDED = [
     "cuCtxGetStreamPriorityRange", "cuDeviceGetMemPool", "cuDeviceGetUuid", "cuDeviceSetMemPool",
-    "cuGraphAddDependencies", "cuGraphAddEventRecordNode", "cuGraphAddEventWaitNode", "cuGraphAddMemAllocNode", "cuGraphAddMemFreeNode", "cuGraphAddMemsetNode", "cuGraphAddNode", "cuGraphDestroyNode",
-    "cuGraphGetEdges", "cuGraphGetNodes", "cuGraphGetRootNodes", "cuGraphInstantiateWithParams", "cuGraphMemAllocNodeGetParams",
-    "cuGraphNodeGetDependencies", "cuGraphNodeGetDependentNodes", "cuGraphNodeGetType", "cuGraphRemoveDependencies", "cuLaunchKernelEx", "cuMemPoolCreate",
-    "cuMemPoolDestroy", "cuMemPoolGetAttribute", "cuMemPoolSetAttribute", "cuPointerGetAttribute", "cuPointerGetAttributes",
+    "cuGraphAddChildGraphNode", "cuGraphAddDependencies", "cuGraphAddEventRecordNode", "cuGraphAddEventWaitNode",
+    "cuGraphAddMemAllocNode", "cuGraphAddMemFreeNode", "cuGraphAddMemsetNode", "cuGraphAddNode",
+    "cuGraphChildGraphNodeGetGraph", "cuGraphClone", "cuGraphDestroyNode", "cuGraphGetEdges",
+    "cuGraphGetNodes", "cuGraphGetRootNodes", "cuGraphInstantiateWithParams", "cuGraphMemAllocNodeGetParams",
+    "cuGraphNodeFindInClone", "cuGraphNodeGetDependencies", "cuGraphNodeGetDependentNodes", "cuGraphNodeGetType",
+    "cuGraphRemoveDependencies", "cuLaunchKernelEx", "cuMemPoolCreate", "cuMemPoolDestroy",
+    "cuMemPoolGetAttribute", "cuMemPoolSetAttribute", "cuPointerGetAttribute", "cuPointerGetAttributes",
     "cuStreamGetPriority"]
 
 

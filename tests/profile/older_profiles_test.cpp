@@ -23,12 +23,16 @@ namespace fs = std::filesystem;
 // What the driver table gained after the first release wrote its profile (commit 9de6920), by name.
 const std::vector<std::string> kAddedSinceFirstRelease = {
     "cuCtxGetStreamPriorityRange", "cuDeviceGetMemPool", "cuDeviceGetUuid",
-    "cuDeviceSetMemPool", "cuGraphAddDependencies", "cuGraphAddEventRecordNode", "cuGraphAddEventWaitNode", "cuGraphAddMemAllocNode", "cuGraphAddMemFreeNode",
-    "cuGraphAddMemsetNode", "cuGraphAddNode", "cuGraphDestroyNode", "cuGraphGetEdges",
-    "cuGraphGetNodes", "cuGraphGetRootNodes", "cuGraphInstantiateWithParams", "cuGraphMemAllocNodeGetParams",
-    "cuGraphNodeGetDependencies", "cuGraphNodeGetDependentNodes", "cuGraphNodeGetType", "cuGraphRemoveDependencies", "cuLaunchKernelEx",
-    "cuMemPoolCreate", "cuMemPoolDestroy", "cuMemPoolGetAttribute",
-    "cuMemPoolSetAttribute", "cuPointerGetAttribute", "cuPointerGetAttributes", "cuStreamGetPriority"};
+    "cuDeviceSetMemPool", "cuGraphAddChildGraphNode", "cuGraphAddDependencies",
+    "cuGraphAddEventRecordNode", "cuGraphAddEventWaitNode", "cuGraphAddMemAllocNode",
+    "cuGraphAddMemFreeNode", "cuGraphAddMemsetNode", "cuGraphAddNode",
+    "cuGraphChildGraphNodeGetGraph", "cuGraphClone", "cuGraphDestroyNode",
+    "cuGraphGetEdges", "cuGraphGetNodes", "cuGraphGetRootNodes",
+    "cuGraphInstantiateWithParams", "cuGraphMemAllocNodeGetParams", "cuGraphNodeFindInClone",
+    "cuGraphNodeGetDependencies", "cuGraphNodeGetDependentNodes", "cuGraphNodeGetType",
+    "cuGraphRemoveDependencies", "cuLaunchKernelEx", "cuMemPoolCreate",
+    "cuMemPoolDestroy", "cuMemPoolGetAttribute", "cuMemPoolSetAttribute",
+    "cuPointerGetAttribute", "cuPointerGetAttributes", "cuStreamGetPriority"};
 
 std::string first_release_text() { return profile_fixtures::file_text(GILSAN_PROFILE_9DE6920_FIXTURE); }
 

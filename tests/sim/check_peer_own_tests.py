@@ -57,7 +57,8 @@ def main():
             failures.append("the sim run did not report 2 passed, 1 failed, 1 skipped")
         markdown = out / "table.md"
         compared = subprocess.run([sys.executable, args.tool, "compare", str(out / "junit-plain.xml"),
-                                   str(out / "junit-sim.xml"), "--label-a", "plain", "--markdown", str(markdown)],
+                                   str(out / "junit-sim.xml"), "--label-a", "plain", "--markdown", str(markdown),
+                                   "--tsv", str(out / "all.tsv")],
                                   capture_output=True, text=True, timeout=60, check=False)
         print(compared.stdout + compared.stderr)
         if compared.stdout.strip() != "plain vs sim: 3 of 4 tests have the same outcome (75.0%)":
@@ -65,6 +66,9 @@ def main():
         table = markdown.read_text() if markdown.exists() else ""
         if "| `tests.test_stand_in::test_sees_the_simulated_driver` | failed | passed |" not in table:
             failures.append("the differing test is not listed with both outcomes")
+        rows = (out / "all.tsv").read_text().splitlines() if (out / "all.tsv").exists() else []
+        if len(rows) != 5 or "tests.test_stand_in::test_skipped\tskipped\tskipped" not in rows:
+            failures.append(f"the tsv does not list each test's two outcomes: {rows}")
         # Bad input: a clear one-line error, not a traceback.
         (out / "broken.xml").write_text("<testsuite><testcase")
         broken = subprocess.run([sys.executable, args.tool, "compare", str(out / "broken.xml"),

@@ -314,6 +314,38 @@ std::vector<EntryPointCall> make_calls() {
          params.type = CU_GRAPH_NODE_TYPE_EMPTY;
          return d().cuGraphAddNode(&n, s.graph, &s.host_node, nullptr, 1, &params);
        }},
+      {"cuGraphAddChildGraphNode",
+       [=](CallSite& s) {
+         STEP(need_graph(s));
+         return d().cuGraphCreate(&s.second_graph, 0);
+       },
+       [=](CallSite& s) {
+         CUgraphNode n;
+         return d().cuGraphAddChildGraphNode(&n, s.graph, nullptr, 0, s.second_graph);
+       }},
+      {"cuGraphChildGraphNodeGetGraph",
+       [=](CallSite& s) {
+         STEP(need_graph(s));
+         STEP(d().cuGraphCreate(&s.second_graph, 0));
+         return d().cuGraphAddChildGraphNode(&s.empty_node, s.graph, nullptr, 0, s.second_graph);
+       },
+       [=](CallSite& s) {
+         CUgraph held;
+         return d().cuGraphChildGraphNodeGetGraph(s.empty_node, &held);
+       }},
+      {"cuGraphClone", need_graph, [=](CallSite& s) {
+         CUgraph clone;
+         return d().cuGraphClone(&clone, s.graph);
+       }},
+      {"cuGraphNodeFindInClone",
+       [=](CallSite& s) {
+         STEP(need_graph(s));
+         return d().cuGraphClone(&s.second_graph, s.graph);
+       },
+       [=](CallSite& s) {
+         CUgraphNode in_clone;
+         return d().cuGraphNodeFindInClone(&in_clone, s.host_node, s.second_graph);
+       }},
       {"cuGraphAddMemAllocNode", need_graph, [=](CallSite& s) {
          CUgraphNode n;
          CUDA_MEM_ALLOC_NODE_PARAMS params = graph_allocation_params(s.device, 4096);

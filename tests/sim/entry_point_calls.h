@@ -43,6 +43,7 @@ struct CallSite {
   CUkernel kernel = nullptr;
   CUgraph graph = nullptr;
   CUgraphNode host_node = nullptr;
+  CUgraph second_graph = nullptr;         // a child graph, or a clone of `graph`
   CUgraphNode empty_node = nullptr;       // an empty node of `graph`, no edges
   CUgraphNode allocation_node = nullptr;  // an allocation node of `graph`
   CUdeviceptr graph_allocation = 0;       // the block it reserved

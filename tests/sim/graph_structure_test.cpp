@@ -296,6 +296,76 @@ TEST(GraphStructure, TheGenericFormAddsEachKindAndWritesItsOutputs) {
   EXPECT_CU(d.cuGraphDestroy(graph));
 }
 
+TEST(ChildGraphs, ANodeHoldsACopyWhoseWorkRunsInItsPlace) {
+  PrimaryContext context;
+  Stream stream;
+  const DriverTable& d = driver();
+  CUgraph child = nullptr, parent = nullptr;
+  ASSERT_CU(d.cuGraphCreate(&child, 0));
+  ASSERT_CU(d.cuGraphCreate(&parent, 0));
+  int values[] = {1, 2, 3};
+  CUDA_HOST_NODE_PARAMS first{&record_one, &values[0]}, inner{&record_one, &values[1]}, last{&record_one, &values[2]};
+  CUgraphNode before = nullptr, held = nullptr, after = nullptr, child_node = nullptr;
+  ASSERT_CU(d.cuGraphAddHostNode(&held, child, nullptr, 0, &inner));
+  ASSERT_CU(d.cuGraphAddHostNode(&before, parent, nullptr, 0, &first));
+  ASSERT_CU(d.cuGraphAddChildGraphNode(&child_node, parent, &before, 1, child));
+  ASSERT_CU(d.cuGraphAddHostNode(&after, parent, &child_node, 1, &last));
+  // The node holds a copy: a node added to the original later is not in it.
+  CUgraphNode late = nullptr;
+  ASSERT_CU(d.cuGraphAddEmptyNode(&late, child, nullptr, 0));
+  CUgraph copy = nullptr;
+  ASSERT_CU(d.cuGraphChildGraphNodeGetGraph(child_node, &copy));
+  EXPECT_NE(child, copy);
+  EXPECT_EQ(1u, nodes_of(copy).size());
+  CUgraphNodeType type = CU_GRAPH_NODE_TYPE_EMPTY;
+  EXPECT_CU(d.cuGraphNodeGetType(child_node, &type));
+  EXPECT_EQ(CU_GRAPH_NODE_TYPE_GRAPH, type);
+  ASSERT_CU(d.cuGraphDestroy(child));
+  std::vector<int> order;
+  g_order = &order;
+  CUgraphExec exec = nullptr;
+  ASSERT_CU(d.cuGraphInstantiateWithFlags(&exec, parent, 0));
+  EXPECT_CU(d.cuGraphLaunch(exec, stream.get()));
+  EXPECT_CU(d.cuStreamSynchronize(stream.get()));
+  EXPECT_EQ((std::vector<int>{1, 2, 3}), order);
+  g_order = nullptr;
+  EXPECT_CU(d.cuGraphExecDestroy(exec));
+  EXPECT_CU(d.cuGraphDestroy(parent));
+}
+
+TEST(ChildGraphs, ACloneIsIndependentAndFindsEachNodesCopy) {
+  PrimaryContext context;
+  Stream stream;
+  const DriverTable& d = driver();
+  Diamond g;
+  CUgraph clone = nullptr;
+  ASSERT_CU(d.cuGraphClone(&clone, g.graph));
+  EXPECT_EQ(4u, nodes_of(clone).size());
+  EXPECT_EQ(4u, edges_of(clone).size());
+  CUgraphNode copy_of_b = nullptr;
+  ASSERT_CU(d.cuGraphNodeFindInClone(&copy_of_b, g.b, clone));
+  EXPECT_NE(g.b, copy_of_b);
+  EXPECT_EQ(std::set<CUgraphNode>{nodes_of(clone, true)[0]}, neighbours(copy_of_b, false));
+  // Changing the original changes nothing of the clone.
+  CUgraphNode extra = nullptr;
+  ASSERT_CU(d.cuGraphAddEmptyNode(&extra, g.graph, &g.last, 1));
+  EXPECT_EQ(4u, nodes_of(clone).size());
+  CUgraphNode missing = nullptr;
+  EXPECT_CU_RESULT(CUDA_ERROR_INVALID_VALUE, d.cuGraphNodeFindInClone(&missing, extra, clone));
+  // A graph with memory nodes is not copied.
+  CUgraph with_memory = nullptr;
+  ASSERT_CU(d.cuGraphCreate(&with_memory, 0));
+  CUgraphNode allocation = nullptr;
+  CUDA_MEM_ALLOC_NODE_PARAMS params = device_allocation(4096);
+  ASSERT_CU(d.cuGraphAddMemAllocNode(&allocation, with_memory, nullptr, 0, &params));
+  CUgraph refused = nullptr;
+  const CUresult rc = d.cuGraphClone(&refused, with_memory);
+  EXPECT_NE(CUDA_SUCCESS, rc) << "cloning a graph with an allocation node";
+  std::printf("cloning a graph with an allocation node: %s\n", result_name(rc).c_str());
+  EXPECT_CU(d.cuGraphDestroy(with_memory));
+  EXPECT_CU(d.cuGraphDestroy(clone));
+}
+
 TEST(GraphStructure, EachNodeSaysItsType) {
   PrimaryContext context;
   const DriverTable& d = driver();
