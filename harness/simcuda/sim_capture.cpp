@@ -90,6 +90,19 @@ CUresult capture_work(SimStream& stream, WorkItem work) {
   return CUDA_SUCCESS;
 }
 
+CUresult capture_node(SimStream& stream, const std::function<CUresult(const NodePlace&)>& add) {
+  CaptureState& capture = *stream.capture;
+  if (capture.invalidated) return CUDA_ERROR_STREAM_CAPTURE_INVALIDATED;
+  std::vector<CUgraphNode> after;
+  for (SimGraphNode* node : capture.frontier) after.push_back(node->handle());
+  CUgraphNode added = nullptr;
+  if (CUresult rc = add(NodePlace{&added, capture.graph->handle(), after.data(), after.size()}); rc != CUDA_SUCCESS)
+    return rc;
+  capture.frontier = {SimDriver::instance().graph_nodes.find(added).get()};
+  publish_frontier(capture);
+  return CUDA_SUCCESS;
+}
+
 void invalidate_capture(SimStream& stream) {
   if (stream.capture) stream.capture->invalidated = true;
 }

@@ -8,11 +8,13 @@
 #include <cuda.h>
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <thread>
 #include <vector>
 
 #include "harness/simcuda/sim_graph.h"
+#include "harness/simcuda/sim_graph_nodes.h"
 
 namespace gilsan::sim {
 
@@ -34,6 +36,8 @@ CUresult begin_capture(SimStream& stream, CUstreamCaptureMode mode);
 CUresult end_capture(SimStream& stream, std::shared_ptr<SimGraph>& out);
 // Adds work as a node of the stream's capture graph.
 CUresult capture_work(SimStream& stream, WorkItem work);
+// Adds the node `add` makes at the place of the stream's next captured operation.
+CUresult capture_node(SimStream& stream, const std::function<CUresult(const NodePlace&)>& add);
 // Ends a capture with an error that makes cuStreamEndCapture fail.
 void invalidate_capture(SimStream& stream);
 // Any stream of the context capturing (legacy stream use is then an error)?

@@ -67,7 +67,7 @@ CUresult CUDAAPI cuMemFree(CUdeviceptr dptr) {
     CUresult rc;
     {
       Lock lock(SimDriver::instance().mutex);
-      rc = free_allocation(dptr, {MemoryKind::Device, MemoryKind::Managed, MemoryKind::Pool});
+      rc = free_allocation(dptr, {MemoryKind::Device, MemoryKind::Managed, MemoryKind::Pool, MemoryKind::Graph});
     }
     return rc == CUDA_SUCCESS ? current_context_error() : rc;  // freed, and the failure still said
   }));

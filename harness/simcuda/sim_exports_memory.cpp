@@ -1,6 +1,9 @@
 // Memory: device, pinned host, managed, registered and pool allocations; copies and sets.
+#include "harness/driver/device_memory_properties.h"
 #include "harness/simcuda/sim_api_scope.h"
+#include "harness/simcuda/sim_capture.h"
 #include "harness/simcuda/sim_context.h"
+#include "harness/simcuda/sim_graph_nodes.h"
 #include "harness/simcuda/sim_memory.h"
 #include "harness/simcuda/sim_stream_entry_points.h"
 
@@ -77,10 +80,18 @@ CUresult allocate_from_pool(CUdeviceptr* dptr, std::size_t bytes, CUmemoryPool p
   Lock lock(driver.mutex);
   std::shared_ptr<SimStream> stream;
   if (CUresult rc = resolve_stream(handle, null_stream, stream); rc != CUDA_SUCCESS) return rc;
-  if (stream->capture) return CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED;  // memory allocation nodes
   std::shared_ptr<SimMemPool> pool =
       pool_handle != nullptr ? driver.mem_pools.find(pool_handle) : stream->context->device->current_pool;
   if (!pool) return CUDA_ERROR_INVALID_VALUE;
+  if (stream->capture) {
+    // Captured, the allocation becomes an allocation node of the capture's graph, of the pool's device.
+    CUDA_MEM_ALLOC_NODE_PARAMS params = graph_allocation_params(pool->device->ordinal, bytes);
+    if (CUresult rc = capture_node(*stream, [&](const NodePlace& place) { return add_mem_alloc_node(place, params); });
+        rc != CUDA_SUCCESS)
+      return rc;
+    *dptr = params.dptr;
+    return CUDA_SUCCESS;
+  }
   // The block exists from now on; work ordered after this call on the stream may use it.
   std::uintptr_t address = 0;
   if (CUresult rc = allocate(MemoryKind::Pool, bytes, *stream->context, pool.get(), address); rc != CUDA_SUCCESS)
@@ -114,8 +125,13 @@ CUresult mem_free_async(CUdeviceptr dptr, CUstream hStream, DefaultStream null_s
     Lock lock(SimDriver::instance().mutex);
     std::shared_ptr<SimStream> stream;
     if (CUresult rc = resolve_stream(hStream, null_stream, stream); rc != CUDA_SUCCESS) return rc;
+    // Captured, a free of a graph allocation becomes a free node; outside a capture such a free leaves the
+    // block to its node (sim_memory.h).
+    if (stream->capture) {
+      return capture_node(*stream, [&](const NodePlace& place) { return add_mem_free_node(place, dptr); });
+    }
+    if (is_graph_allocation(dptr)) return CUDA_SUCCESS;
     if (!is_pool_allocation(dptr)) return CUDA_ERROR_INVALID_VALUE;
-    if (stream->capture) return CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED;  // memory free nodes
     return submit(lock, *stream, PoolFree{dptr});
   }));
 }

@@ -121,12 +121,12 @@ CUresult add_mem_alloc_node(const NodePlace& place, CUDA_MEM_ALLOC_NODE_PARAMS& 
   if (!context) return CUDA_ERROR_INVALID_CONTEXT;
   if (props.location.id != context->device->ordinal) return CUDA_ERROR_INVALID_VALUE;
   std::uintptr_t block = 0;
-  if (CUresult rc = allocate(MemoryKind::Device, params.bytesize, *context, nullptr, block); rc != CUDA_SUCCESS)
+  if (CUresult rc = allocate(MemoryKind::Graph, params.bytesize, *context, nullptr, block); rc != CUDA_SUCCESS)
     return rc;
   CUresult rc = CUDA_SUCCESS;
   std::shared_ptr<SimGraphNode> node = add(place, NodeKind::MemAlloc, NoWork{}, rc);
   if (!node) {
-    free_allocation(block, {MemoryKind::Device});
+    release_graph_allocation(block);
     return rc;
   }
   params.dptr = block;

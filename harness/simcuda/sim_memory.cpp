@@ -43,7 +43,8 @@ MemoryState& state() {
 
 bool owns_storage(MemoryKind kind) { return kind != MemoryKind::RegisteredHost; }
 bool counts_on_device(MemoryKind kind) {
-  return kind == MemoryKind::Device || kind == MemoryKind::Managed || kind == MemoryKind::Pool;
+  return kind == MemoryKind::Device || kind == MemoryKind::Managed || kind == MemoryKind::Pool ||
+         kind == MemoryKind::Graph;
 }
 
 std::size_t rounded(std::size_t bytes) { return (bytes + kAlignment - 1) / kAlignment * kAlignment; }
@@ -127,6 +128,7 @@ CUresult free_allocation(std::uintptr_t base, std::initializer_list<MemoryKind> 
   auto it = live.find(base);
   if (it == live.end() || std::find(kinds.begin(), kinds.end(), it->second.kind) == kinds.end())
     return CUDA_ERROR_INVALID_VALUE;
+  if (it->second.kind == MemoryKind::Graph) return CUDA_SUCCESS;  // its node keeps it (sim_memory.h)
   Allocation allocation = it->second;
   live.erase(it);
   // Like device memory, a pool block freed with cuMemFree is reused or released only after the work
@@ -312,6 +314,20 @@ bool device_accessible(std::uintptr_t address, std::size_t bytes) {
 
 bool needs_staging(const void* address, std::size_t bytes) {
   return containing(reinterpret_cast<std::uintptr_t>(address), bytes) == state().live.end();
+}
+
+bool is_graph_allocation(std::uintptr_t address) {
+  auto it = state().live.find(address);
+  return it != state().live.end() && it->second.kind == MemoryKind::Graph;
+}
+
+void release_graph_allocation(std::uintptr_t base) {
+  auto& live = state().live;
+  auto it = live.find(base);
+  if (it == live.end() || it->second.kind != MemoryKind::Graph) return;
+  it->second.device->memory_in_use -= it->second.footprint;
+  std::free(reinterpret_cast<void*>(base));
+  live.erase(it);
 }
 
 bool is_pool_allocation(std::uintptr_t address) {

@@ -16,7 +16,9 @@
 
 namespace gilsan::sim {
 
-enum class MemoryKind { Device, Pool, Managed, PinnedHost, RegisteredHost };
+// Graph: the block of a graph's allocation node. The node keeps it for every launch of the graph, so freeing
+// it (cuMemFree, cuMemFreeAsync, as the driver allows) keeps its backing: a later launch may write it again.
+enum class MemoryKind { Device, Pool, Managed, PinnedHost, RegisteredHost, Graph };
 
 // Guarded by SimDriver::mutex.
 struct SimMemPool {
@@ -79,6 +81,9 @@ bool device_accessible(std::uintptr_t address, std::size_t bytes);
 bool needs_staging(const void* address, std::size_t bytes);
 // True when `address` is the start of a live pool allocation.
 bool is_pool_allocation(std::uintptr_t address);
+bool is_graph_allocation(std::uintptr_t address);
+// Gives back a graph allocation's block at once: its node was never added, so no work can use it.
+void release_graph_allocation(std::uintptr_t base);
 
 std::size_t memory_in_use(const SimDevice& device);
 // Drops every allocation of a destroyed context.

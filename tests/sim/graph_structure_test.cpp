@@ -366,6 +366,65 @@ TEST(ChildGraphs, ACloneIsIndependentAndFindsEachNodesCopy) {
   EXPECT_CU(d.cuGraphDestroy(clone));
 }
 
+// Stream-ordered allocation captured: graph memory, as cuda.core's GraphMemoryResource makes it.
+TEST(GraphMemory, ACapturedAllocationAndFreeBecomeMemoryNodes) {
+  PrimaryContext context;
+  Stream stream;
+  const DriverTable& d = driver();
+  ASSERT_CU(d.cuStreamBeginCapture(stream.get(), CU_STREAM_CAPTURE_MODE_RELAXED));
+  CUdeviceptr block = 0;
+  ASSERT_CU(d.cuMemAllocAsync(&block, 4096, stream.get()));
+  EXPECT_NE(0u, block);
+  EXPECT_CU(d.cuMemsetD8Async(block, 0x11, 4096, stream.get()));
+  EXPECT_CU(d.cuMemFreeAsync(block, stream.get()));
+  CUgraph graph = nullptr;
+  ASSERT_CU(d.cuStreamEndCapture(stream.get(), &graph));
+  std::vector<CUgraphNodeType> types;
+  for (CUgraphNode node : nodes_of(graph)) {
+    CUgraphNodeType type = CU_GRAPH_NODE_TYPE_EMPTY;
+    EXPECT_CU(d.cuGraphNodeGetType(node, &type));
+    types.push_back(type);
+  }
+  std::sort(types.begin(), types.end());
+  std::vector<CUgraphNodeType> expected{CU_GRAPH_NODE_TYPE_MEMSET, CU_GRAPH_NODE_TYPE_MEM_ALLOC,
+                                        CU_GRAPH_NODE_TYPE_MEM_FREE};
+  std::sort(expected.begin(), expected.end());
+  EXPECT_EQ(expected, types);
+  CUgraphExec exec = nullptr;
+  ASSERT_CU(d.cuGraphInstantiateWithFlags(&exec, graph, 0));
+  EXPECT_CU(d.cuGraphLaunch(exec, stream.get()));
+  EXPECT_CU(d.cuGraphLaunch(exec, stream.get()));
+  EXPECT_CU(d.cuStreamSynchronize(stream.get()));
+  EXPECT_CU(d.cuGraphExecDestroy(exec));
+  EXPECT_CU(d.cuGraphDestroy(graph));
+}
+
+// An allocation the graph does not free lives on after the launch, for the stream's later work, until the
+// application frees it; then the graph may be launched again.
+TEST(GraphMemory, AnAllocationFreedAfterTheLaunchLetsTheGraphRunAgain) {
+  PrimaryContext context;
+  Stream stream;
+  const DriverTable& d = driver();
+  ASSERT_CU(d.cuStreamBeginCapture(stream.get(), CU_STREAM_CAPTURE_MODE_RELAXED));
+  CUdeviceptr block = 0;
+  ASSERT_CU(d.cuMemAllocAsync(&block, 64, stream.get()));
+  EXPECT_CU(d.cuMemsetD8Async(block, 0x22, 64, stream.get()));
+  CUgraph graph = nullptr;
+  ASSERT_CU(d.cuStreamEndCapture(stream.get(), &graph));
+  CUgraphExec exec = nullptr;
+  ASSERT_CU(d.cuGraphInstantiateWithFlags(&exec, graph, 0));
+  for (int launch = 0; launch < 2; ++launch) {
+    EXPECT_CU(d.cuGraphLaunch(exec, stream.get()));
+    unsigned char seen[64] = {};
+    EXPECT_CU(d.cuMemcpyDtoHAsync(seen, block, sizeof seen, stream.get()));
+    EXPECT_CU(d.cuMemFreeAsync(block, stream.get()));
+    EXPECT_CU(d.cuStreamSynchronize(stream.get()));
+    EXPECT_EQ(0x22, seen[63]);
+  }
+  EXPECT_CU(d.cuGraphExecDestroy(exec));
+  EXPECT_CU(d.cuGraphDestroy(graph));
+}
+
 TEST(GraphStructure, EachNodeSaysItsType) {
   PrimaryContext context;
   const DriverTable& d = driver();
