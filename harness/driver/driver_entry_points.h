@@ -107,6 +107,7 @@
   X(cuGraphAddMemsetNode) \
   X(cuGraphAddEmptyNode) \
   X(cuGraphAddNode) \
+  X(cuGraphConditionalHandleCreate) \
   X(cuGraphAddChildGraphNode) \
   X(cuGraphChildGraphNodeGetGraph) \
   X(cuGraphClone) \

@@ -20,6 +20,13 @@ void add_graph_structure_recipes(std::vector<CallRecipe>& out) {
                    params.type = CU_GRAPH_NODE_TYPE_EMPTY;
                    return f.driver.cuGraphAddNode(&s.node, s.graph, nullptr, nullptr, 0, &params);
                  }});
+  out.push_back({.id = "cuGraphConditionalHandleCreate",
+                 .description = "creates a handle for a graph's conditional nodes",
+                 .prepare = [](F f, S s) { s.graph = f.new_graph(); },
+                 .call = [](F f, S s) {
+                   CUgraphConditionalHandle handle = 0;
+                   return f.driver.cuGraphConditionalHandleCreate(&handle, s.graph, f.context, 0, 0);
+                 }});
   out.push_back({.id = "cuGraphAddChildGraphNode",
                  .description = "adds a copy of a graph of one host node as a node of another graph",
                  .prepare = [](F f, S s) {

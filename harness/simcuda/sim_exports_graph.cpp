@@ -213,8 +213,8 @@ CUresult CUDAAPI cuGraphAddEventWaitNode(CUgraphNode* phGraphNode, CUgraph hGrap
 }
 
 // The generic form, for the kinds of node the sim models; its parameters' later versions are the same
-// fields as the per-kind entry points' structures. Conditional, external-semaphore and memory-operation
-// nodes are not modeled.
+// fields as the per-kind entry points' structures. External-semaphore and memory-operation nodes are not
+// modeled; conditional nodes are built but not run (sim_graph.h).
 CUresult CUDAAPI cuGraphAddNode_v2(CUgraphNode* phGraphNode, CUgraph hGraph, const CUgraphNode* dependencies,
                                    const CUgraphEdgeData* dependencyData, size_t numDependencies,
                                    CUgraphNodeParams* nodeParams) {
@@ -256,12 +256,25 @@ CUresult CUDAAPI cuGraphAddNode_v2(CUgraphNode* phGraphNode, CUgraph hGraph, con
       case CU_GRAPH_NODE_TYPE_MEM_FREE: return add_mem_free_node(place, p.free.dptr);
       case CU_GRAPH_NODE_TYPE_EVENT_RECORD: return add_event_node(place, p.eventRecord.event, NodeKind::EventRecord);
       case CU_GRAPH_NODE_TYPE_WAIT_EVENT: return add_event_node(place, p.eventWait.event, NodeKind::EventWait);
+      case CU_GRAPH_NODE_TYPE_CONDITIONAL: return add_conditional_node(place, p.conditional);
       case CU_GRAPH_NODE_TYPE_GRAPH:
         // Moving the graph into the node (instead of copying it) is not modeled.
         if (p.graph.ownership != CU_GRAPH_CHILD_GRAPH_OWNERSHIP_CLONE) return SimDriver::instance().unsupported();
         return add_child_graph_node(place, p.graph.graph);
       default: return SimDriver::instance().unsupported();
     }
+  }));
+}
+
+CUresult CUDAAPI cuGraphConditionalHandleCreate(CUgraphConditionalHandle* pHandle_out, CUgraph hGraph, CUcontext,
+                                                unsigned int /*defaultLaunchValue*/, unsigned int flags) {
+  ApiScope api(entry("cuGraphConditionalHandleCreate"), on_current_context());
+  if (api.refused()) return api.result();
+  if (pHandle_out == nullptr || (flags & ~unsigned{CU_GRAPH_COND_ASSIGN_DEFAULT}) != 0)
+    return api.finish(CUDA_ERROR_INVALID_VALUE);
+  return api.finish(guarded([&] {
+    Lock lock(SimDriver::instance().mutex);
+    return create_condition(hGraph, *pHandle_out);
   }));
 }
 

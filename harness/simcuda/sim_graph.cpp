@@ -101,6 +101,10 @@ void remove_node(SimGraph& graph, SimGraphNode& node) {
     forget_graph_nodes(*node.child);
     SimDriver::instance().graphs.remove(node.child.get());
   }
+  for (const auto& body : node.bodies) {
+    forget_graph_nodes(*body);
+    SimDriver::instance().graphs.remove(body.get());
+  }
   SimDriver::instance().graph_nodes.remove(&node);
   std::erase_if(graph.nodes, [&](const std::shared_ptr<SimGraphNode>& kept) { return kept.get() == &node; });
 }
@@ -117,6 +121,7 @@ CUgraphNodeType node_type(NodeKind kind) {
     case NodeKind::EventRecord: return CU_GRAPH_NODE_TYPE_EVENT_RECORD;
     case NodeKind::EventWait: return CU_GRAPH_NODE_TYPE_WAIT_EVENT;
     case NodeKind::ChildGraph: return CU_GRAPH_NODE_TYPE_GRAPH;
+    case NodeKind::Conditional: return CU_GRAPH_NODE_TYPE_CONDITIONAL;
   }
   return CU_GRAPH_NODE_TYPE_EMPTY;
 }
@@ -128,6 +133,10 @@ void forget_graph_nodes(SimGraph& graph) {
     if (node->child) {
       forget_graph_nodes(*node->child);
       driver.graphs.remove(node->child.get());
+    }
+    for (const auto& body : node->bodies) {
+      forget_graph_nodes(*body);
+      driver.graphs.remove(body.get());
     }
   }
 }
@@ -158,6 +167,7 @@ CUresult append_steps(const SimGraph& graph, SimGraphExec& exec) {
     if (!progressed) return CUDA_ERROR_INVALID_VALUE;  // a cycle
   }
   for (const SimGraphNode* node : order) {
+    if (node->kind == NodeKind::Conditional) return SimDriver::instance().unsupported();
     if (node->child) {
       if (CUresult rc = append_steps(*node->child, exec); rc != CUDA_SUCCESS) return rc;
       continue;

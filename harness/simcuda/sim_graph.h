@@ -25,7 +25,11 @@ namespace gilsan::sim {
 // its event's last record before it: a launch is one operation of its stream in the sim.
 // A ChildGraph node holds a copy of the graph it was given (its own graph, reachable through
 // cuGraphChildGraphNodeGetGraph), whose work runs in its place at each launch.
-enum class NodeKind { Empty, Host, Kernel, Memcpy, Memset, MemAlloc, MemFree, EventRecord, EventWait, ChildGraph };
+// A Conditional node holds its body graphs (built like any graph); which body runs is decided by device
+// code, which the sim never runs, so a graph with one is built and read but not instantiated.
+enum class NodeKind {
+  Empty, Host, Kernel, Memcpy, Memset, MemAlloc, MemFree, EventRecord, EventWait, ChildGraph, Conditional
+};
 
 // Guarded by SimDriver::mutex.
 struct SimGraphNode {
@@ -37,12 +41,15 @@ struct SimGraphNode {
   CUDA_MEM_ALLOC_NODE_PARAMS allocation_params{};  // MemAlloc: as added (no access descriptors kept)
   std::shared_ptr<SimEvent> event;                 // EventRecord, EventWait
   std::shared_ptr<struct SimGraph> child;          // ChildGraph
+  std::vector<std::shared_ptr<struct SimGraph>> bodies;  // Conditional
+  std::vector<CUgraph> body_handles;                      // Conditional: the array the application reads
   const void* copy_of = nullptr;                   // in a clone: the node it copies (compared, never read)
   CUgraphNode handle() { return reinterpret_cast<CUgraphNode>(this); }
 };
 
 struct SimGraph {
   std::vector<std::shared_ptr<SimGraphNode>> nodes;
+  std::vector<CUgraphConditionalHandle> conditions;  // cuGraphConditionalHandleCreate's for this graph
   UserObjectReferences user_objects;
   CUgraph handle() { return reinterpret_cast<CUgraph>(this); }
 };

@@ -10,6 +10,8 @@ namespace gilsan::sim {
 CUresult clone_graph(const SimGraph& original, std::shared_ptr<SimGraph>& out) {
   auto& driver = SimDriver::instance();
   if (has_memory_nodes(original)) return CUDA_ERROR_NOT_SUPPORTED;
+  for (const auto& node : original.nodes)
+    if (node->kind == NodeKind::Conditional) return driver.unsupported();  // copying bodies is not modeled
   auto copy = std::make_shared<SimGraph>();
   std::unordered_map<const SimGraphNode*, SimGraphNode*> copied;
   for (const auto& node : original.nodes) {

@@ -1,5 +1,6 @@
 #include "harness/simcuda/sim_graph_nodes.h"
 
+#include <algorithm>
 #include <limits>
 #include <memory>
 #include <utility>
@@ -179,6 +180,39 @@ CUresult add_child_graph_node(const NodePlace& place, CUgraph child) {
   }
   driver.graphs.add(copy);
   node->child = std::move(copy);
+  return CUDA_SUCCESS;
+}
+
+CUresult add_conditional_node(const NodePlace& place, CUDA_CONDITIONAL_NODE_PARAMS& params) {
+  auto& driver = SimDriver::instance();
+  std::shared_ptr<SimGraph> graph = driver.graphs.find(place.graph);
+  if (!graph) return CUDA_ERROR_INVALID_VALUE;
+  const auto& conditions = graph->conditions;
+  if (std::find(conditions.begin(), conditions.end(), params.handle) == conditions.end()) return CUDA_ERROR_INVALID_VALUE;
+  const bool size_fits = params.type == CU_GRAPH_COND_TYPE_IF    ? (params.size == 1 || params.size == 2)
+                         : params.type == CU_GRAPH_COND_TYPE_WHILE ? params.size == 1
+                         : params.type == CU_GRAPH_COND_TYPE_SWITCH ? params.size > 0
+                                                                    : false;
+  if (!size_fits) return CUDA_ERROR_INVALID_VALUE;
+  CUresult rc = CUDA_SUCCESS;
+  std::shared_ptr<SimGraphNode> node = add(place, NodeKind::Conditional, NoWork{}, rc);
+  if (!node) return rc;
+  for (unsigned i = 0; i < params.size; ++i) {
+    auto body = std::make_shared<SimGraph>();
+    driver.graphs.add(body);
+    node->body_handles.push_back(body->handle());
+    node->bodies.push_back(std::move(body));
+  }
+  params.phGraph_out = node->body_handles.data();
+  return CUDA_SUCCESS;
+}
+
+CUresult create_condition(CUgraph graph, CUgraphConditionalHandle& out) {
+  static CUgraphConditionalHandle next = 0;  // guarded by the driver's lock, as every caller holds it
+  std::shared_ptr<SimGraph> found = SimDriver::instance().graphs.find(graph);
+  if (!found) return CUDA_ERROR_INVALID_VALUE;
+  out = ++next;
+  found->conditions.push_back(out);
   return CUDA_SUCCESS;
 }
 

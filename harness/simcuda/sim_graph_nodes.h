@@ -31,5 +31,9 @@ CUresult add_mem_free_node(const NodePlace& place, CUdeviceptr block);
 CUresult add_event_node(const NodePlace& place, CUevent event, NodeKind kind);
 // The node holds a copy of `child` (clone_graph), itself a graph with a handle.
 CUresult add_child_graph_node(const NodePlace& place, CUgraph child);
+// Makes the node's empty body graphs and points params.phGraph_out at their handles (the node keeps them).
+CUresult add_conditional_node(const NodePlace& place, CUDA_CONDITIONAL_NODE_PARAMS& params);
+// A handle for conditional nodes of `graph`.
+CUresult create_condition(CUgraph graph, CUgraphConditionalHandle& out);
 
 }  // namespace gilsan::sim

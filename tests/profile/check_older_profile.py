@@ -18,12 +18,12 @@ ADDED = [
     "cuCtxGetStreamPriorityRange", "cuDeviceGetMemPool", "cuDeviceGetUuid", "cuDeviceSetMemPool",
     "cuGraphAddChildGraphNode", "cuGraphAddDependencies", "cuGraphAddEventRecordNode", "cuGraphAddEventWaitNode",
     "cuGraphAddMemAllocNode", "cuGraphAddMemFreeNode", "cuGraphAddMemsetNode", "cuGraphAddNode",
-    "cuGraphChildGraphNodeGetGraph", "cuGraphClone", "cuGraphDestroyNode", "cuGraphGetEdges",
-    "cuGraphGetNodes", "cuGraphGetRootNodes", "cuGraphInstantiateWithParams", "cuGraphMemAllocNodeGetParams",
-    "cuGraphNodeFindInClone", "cuGraphNodeGetDependencies", "cuGraphNodeGetDependentNodes", "cuGraphNodeGetType",
-    "cuGraphRemoveDependencies", "cuLaunchKernelEx", "cuMemPoolCreate", "cuMemPoolDestroy",
-    "cuMemPoolGetAttribute", "cuMemPoolSetAttribute", "cuPointerGetAttribute", "cuPointerGetAttributes",
-    "cuStreamGetPriority"]
+    "cuGraphChildGraphNodeGetGraph", "cuGraphClone", "cuGraphConditionalHandleCreate", "cuGraphDestroyNode",
+    "cuGraphGetEdges", "cuGraphGetNodes", "cuGraphGetRootNodes", "cuGraphInstantiateWithParams",
+    "cuGraphMemAllocNodeGetParams", "cuGraphNodeFindInClone", "cuGraphNodeGetDependencies", "cuGraphNodeGetDependentNodes",
+    "cuGraphNodeGetType", "cuGraphRemoveDependencies", "cuLaunchKernelEx", "cuMemPoolCreate",
+    "cuMemPoolDestroy", "cuMemPoolGetAttribute", "cuMemPoolSetAttribute", "cuPointerGetAttribute",
+    "cuPointerGetAttributes", "cuStreamGetPriority"]
 
 
 def fail(message):

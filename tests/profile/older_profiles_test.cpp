@@ -26,13 +26,14 @@ const std::vector<std::string> kAddedSinceFirstRelease = {
     "cuDeviceSetMemPool", "cuGraphAddChildGraphNode", "cuGraphAddDependencies",
     "cuGraphAddEventRecordNode", "cuGraphAddEventWaitNode", "cuGraphAddMemAllocNode",
     "cuGraphAddMemFreeNode", "cuGraphAddMemsetNode", "cuGraphAddNode",
-    "cuGraphChildGraphNodeGetGraph", "cuGraphClone", "cuGraphDestroyNode",
-    "cuGraphGetEdges", "cuGraphGetNodes", "cuGraphGetRootNodes",
-    "cuGraphInstantiateWithParams", "cuGraphMemAllocNodeGetParams", "cuGraphNodeFindInClone",
-    "cuGraphNodeGetDependencies", "cuGraphNodeGetDependentNodes", "cuGraphNodeGetType",
-    "cuGraphRemoveDependencies", "cuLaunchKernelEx", "cuMemPoolCreate",
-    "cuMemPoolDestroy", "cuMemPoolGetAttribute", "cuMemPoolSetAttribute",
-    "cuPointerGetAttribute", "cuPointerGetAttributes", "cuStreamGetPriority"};
+    "cuGraphChildGraphNodeGetGraph", "cuGraphClone", "cuGraphConditionalHandleCreate",
+    "cuGraphDestroyNode", "cuGraphGetEdges", "cuGraphGetNodes",
+    "cuGraphGetRootNodes", "cuGraphInstantiateWithParams", "cuGraphMemAllocNodeGetParams",
+    "cuGraphNodeFindInClone", "cuGraphNodeGetDependencies", "cuGraphNodeGetDependentNodes",
+    "cuGraphNodeGetType", "cuGraphRemoveDependencies", "cuLaunchKernelEx",
+    "cuMemPoolCreate", "cuMemPoolDestroy", "cuMemPoolGetAttribute",
+    "cuMemPoolSetAttribute", "cuPointerGetAttribute", "cuPointerGetAttributes",
+    "cuStreamGetPriority"};
 
 std::string first_release_text() { return profile_fixtures::file_text(GILSAN_PROFILE_9DE6920_FIXTURE); }
 

@@ -314,6 +314,10 @@ std::vector<EntryPointCall> make_calls() {
          params.type = CU_GRAPH_NODE_TYPE_EMPTY;
          return d().cuGraphAddNode(&n, s.graph, &s.host_node, nullptr, 1, &params);
        }},
+      {"cuGraphConditionalHandleCreate", need_graph, [=](CallSite& s) {
+         CUgraphConditionalHandle handle;
+         return d().cuGraphConditionalHandleCreate(&handle, s.graph, s.context, 0, 0);
+       }},
       {"cuGraphAddChildGraphNode",
        [=](CallSite& s) {
          STEP(need_graph(s));

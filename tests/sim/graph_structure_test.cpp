@@ -425,6 +425,40 @@ TEST(GraphMemory, AnAllocationFreedAfterTheLaunchLetsTheGraphRunAgain) {
   EXPECT_CU(d.cuGraphDestroy(graph));
 }
 
+// Conditional nodes as built (the sim does not run them: device code decides their branch).
+TEST(ConditionalNodes, AnIfElseNodeHasTwoBodyGraphsToBuild) {
+  PrimaryContext context;
+  const DriverTable& d = driver();
+  CUgraph graph = nullptr;
+  ASSERT_CU(d.cuGraphCreate(&graph, 0));
+  CUgraphConditionalHandle handle = 0;
+  ASSERT_CU(d.cuGraphConditionalHandleCreate(&handle, graph, context.get(), 1, CU_GRAPH_COND_ASSIGN_DEFAULT));
+  CUgraphNodeParams params{};
+  params.type = CU_GRAPH_NODE_TYPE_CONDITIONAL;
+  params.conditional.handle = handle;
+  params.conditional.type = CU_GRAPH_COND_TYPE_IF;
+  params.conditional.size = 2;
+  params.conditional.ctx = context.get();
+  CUgraphNode node = nullptr;
+  ASSERT_CU(d.cuGraphAddNode(&node, graph, nullptr, nullptr, 0, &params));
+  ASSERT_NE(nullptr, params.conditional.phGraph_out);
+  CUgraph then_body = params.conditional.phGraph_out[0], else_body = params.conditional.phGraph_out[1];
+  EXPECT_NE(then_body, else_body);
+  EXPECT_TRUE(nodes_of(then_body).empty());
+  CUgraphNode inside = nullptr;
+  ASSERT_CU(d.cuGraphAddEmptyNode(&inside, then_body, nullptr, 0));
+  EXPECT_EQ(1u, nodes_of(then_body).size());
+  CUgraphNodeType type = CU_GRAPH_NODE_TYPE_EMPTY;
+  EXPECT_CU(d.cuGraphNodeGetType(node, &type));
+  EXPECT_EQ(CU_GRAPH_NODE_TYPE_CONDITIONAL, type);
+  // A while node has one body; two is refused.
+  params.conditional.type = CU_GRAPH_COND_TYPE_WHILE;
+  params.conditional.phGraph_out = nullptr;
+  CUgraphNode refused = nullptr;
+  EXPECT_CU_RESULT(CUDA_ERROR_INVALID_VALUE, d.cuGraphAddNode(&refused, graph, nullptr, nullptr, 0, &params));
+  EXPECT_CU(d.cuGraphDestroy(graph));
+}
+
 TEST(GraphStructure, EachNodeSaysItsType) {
   PrimaryContext context;
   const DriverTable& d = driver();
