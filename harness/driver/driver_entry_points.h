@@ -51,6 +51,7 @@
   X(cuStreamEndCapture) \
   X(cuStreamIsCapturing) \
   X(cuStreamGetCaptureInfo) \
+  X(cuStreamUpdateCaptureDependencies) \
   /* events */ \
   X(cuEventCreate) \
   X(cuEventDestroy) \
@@ -127,6 +128,7 @@
   X(cuGraphAddDependencies) \
   X(cuGraphRemoveDependencies) \
   X(cuGraphHostNodeSetParams) \
+  X(cuGraphHostNodeGetParams) \
   X(cuGraphInstantiateWithFlags) \
   X(cuGraphInstantiateWithParams) \
   X(cuGraphUpload) \

@@ -20,6 +20,13 @@ void add_graph_structure_recipes(std::vector<CallRecipe>& out) {
                    params.type = CU_GRAPH_NODE_TYPE_EMPTY;
                    return f.driver.cuGraphAddNode(&s.node, s.graph, nullptr, nullptr, 0, &params);
                  }});
+  out.push_back({.id = "cuGraphHostNodeGetParams",
+                 .description = "reads a host node's function and argument",
+                 .prepare = graph_with_host_node,
+                 .call = [](F f, S s) {
+                   CUDA_HOST_NODE_PARAMS params{};
+                   return f.driver.cuGraphHostNodeGetParams(s.node, &params);
+                 }});
   out.push_back({.id = "cuGraphConditionalHandleCreate",
                  .description = "creates a handle for a graph's conditional nodes",
                  .prepare = [](F f, S s) { s.graph = f.new_graph(); },

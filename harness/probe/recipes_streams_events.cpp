@@ -99,6 +99,13 @@ void add_stream_and_event_recipes(std::vector<CallRecipe>& out) {
                    CUstreamCaptureStatus status = CU_STREAM_CAPTURE_STATUS_NONE;
                    return f.driver.cuStreamIsCapturing(s.stream, &status);
                  }});
+  out.push_back({.id = "cuStreamUpdateCaptureDependencies",
+                 .description = "empties the dependency set of a capturing stream (one memset captured)",
+                 .prepare = begin_capture_with_a_memset,
+                 .call = [](F f, S s) {
+                   return f.driver.cuStreamUpdateCaptureDependencies(s.stream, nullptr, nullptr, 0,
+                                                                     CU_STREAM_SET_CAPTURE_DEPENDENCIES);
+                 }});
   out.push_back({.id = "cuStreamGetCaptureInfo",
                  .description = "asks for the capture status, id, graph and dependencies of a capturing stream",
                  .prepare = begin_capture_with_a_memset,

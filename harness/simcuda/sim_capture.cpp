@@ -1,5 +1,6 @@
 #include "harness/simcuda/sim_capture.h"
 
+#include <algorithm>
 #include <optional>
 #include <thread>
 
@@ -99,6 +100,21 @@ CUresult capture_node(SimStream& stream, const std::function<CUresult(const Node
   if (CUresult rc = add(NodePlace{&added, capture.graph->handle(), after.data(), after.size()}); rc != CUDA_SUCCESS)
     return rc;
   capture.frontier = {SimDriver::instance().graph_nodes.find(added).get()};
+  publish_frontier(capture);
+  return CUDA_SUCCESS;
+}
+
+CUresult update_capture_frontier(SimStream& stream, const CUgraphNode* nodes, std::size_t count, bool replace) {
+  CaptureState& capture = *stream.capture;
+  if (capture.invalidated) return CUDA_ERROR_STREAM_CAPTURE_INVALIDATED;
+  if (count > 0 && nodes == nullptr) return CUDA_ERROR_INVALID_VALUE;
+  std::vector<SimGraphNode*> frontier = replace ? std::vector<SimGraphNode*>{} : capture.frontier;
+  for (std::size_t i = 0; i < count; ++i) {
+    auto node = SimDriver::instance().graph_nodes.find(nodes[i]);
+    if (!node || node->graph != capture.graph.get()) return CUDA_ERROR_INVALID_VALUE;
+    if (std::find(frontier.begin(), frontier.end(), node.get()) == frontier.end()) frontier.push_back(node.get());
+  }
+  capture.frontier = std::move(frontier);
   publish_frontier(capture);
   return CUDA_SUCCESS;
 }

@@ -38,6 +38,9 @@ CUresult end_capture(SimStream& stream, std::shared_ptr<SimGraph>& out);
 CUresult capture_work(SimStream& stream, WorkItem work);
 // Adds the node `add` makes at the place of the stream's next captured operation.
 CUresult capture_node(SimStream& stream, const std::function<CUresult(const NodePlace&)>& add);
+// cuStreamUpdateCaptureDependencies: the next captured node follows `nodes` of the capture's graph, as well
+// as the current set (replace = false) or instead of it.
+CUresult update_capture_frontier(SimStream& stream, const CUgraphNode* nodes, std::size_t count, bool replace);
 // Ends a capture with an error that makes cuStreamEndCapture fail.
 void invalidate_capture(SimStream& stream);
 // Any stream of the context capturing (legacy stream use is then an error)?

@@ -75,4 +75,27 @@ CUresult stream_get_capture_info(CUstream hStream, CUstreamCaptureStatus* captur
   }));
 }
 
+CUresult stream_update_capture_dependencies(CUstream hStream, CUgraphNode* dependencies,
+                                            const CUgraphEdgeData* dependencyData, size_t numDependencies,
+                                            unsigned int flags, DefaultStream null_stream) {
+  ApiScope api(entry("cuStreamUpdateCaptureDependencies"), on_stream(hStream));
+  if (api.refused()) return api.result();
+  if (flags != CU_STREAM_ADD_CAPTURE_DEPENDENCIES && flags != CU_STREAM_SET_CAPTURE_DEPENDENCIES)
+    return api.finish(CUDA_ERROR_INVALID_VALUE);
+  if (dependencyData != nullptr) {  // only default edges are modeled
+    for (size_t i = 0; i < numDependencies; ++i)
+      if (dependencyData[i].type != CU_GRAPH_DEPENDENCY_TYPE_DEFAULT || dependencyData[i].from_port != 0 ||
+          dependencyData[i].to_port != 0)
+        return api.finish(SimDriver::instance().unsupported());
+  }
+  return api.finish(guarded([&] {
+    Lock lock(SimDriver::instance().mutex);
+    std::shared_ptr<SimStream> stream;
+    if (CUresult rc = resolve_stream(hStream, null_stream, stream); rc != CUDA_SUCCESS) return rc;
+    if (!stream->capture) return CUDA_ERROR_ILLEGAL_STATE;
+    return update_capture_frontier(*stream, dependencies, numDependencies,
+                                   flags == CU_STREAM_SET_CAPTURE_DEPENDENCIES);
+  }));
+}
+
 }  // namespace gilsan::sim::api

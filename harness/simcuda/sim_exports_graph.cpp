@@ -266,6 +266,21 @@ CUresult CUDAAPI cuGraphAddNode_v2(CUgraphNode* phGraphNode, CUgraph hGraph, con
   }));
 }
 
+CUresult CUDAAPI cuGraphHostNodeGetParams(CUgraphNode hNode, CUDA_HOST_NODE_PARAMS* nodeParams) {
+  ApiScope api(entry("cuGraphHostNodeGetParams"), on_current_context());
+  if (api.refused()) return api.result();
+  if (nodeParams == nullptr) return api.finish(CUDA_ERROR_INVALID_VALUE);
+  return api.finish(guarded([&] {
+    auto& driver = SimDriver::instance();
+    Lock lock(driver.mutex);
+    std::shared_ptr<SimGraphNode> node = driver.graph_nodes.find(hNode);
+    const auto* call = node ? std::get_if<HostCall>(&node->work) : nullptr;
+    if (call == nullptr || node->kind != NodeKind::Host) return CUDA_ERROR_INVALID_VALUE;
+    *nodeParams = CUDA_HOST_NODE_PARAMS{call->fn, call->user_data};
+    return CUDA_SUCCESS;
+  }));
+}
+
 CUresult CUDAAPI cuGraphConditionalHandleCreate(CUgraphConditionalHandle* pHandle_out, CUgraph hGraph, CUcontext,
                                                 unsigned int /*defaultLaunchValue*/, unsigned int flags) {
   ApiScope api(entry("cuGraphConditionalHandleCreate"), on_current_context());

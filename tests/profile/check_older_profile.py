@@ -19,11 +19,11 @@ ADDED = [
     "cuGraphAddChildGraphNode", "cuGraphAddDependencies", "cuGraphAddEventRecordNode", "cuGraphAddEventWaitNode",
     "cuGraphAddMemAllocNode", "cuGraphAddMemFreeNode", "cuGraphAddMemsetNode", "cuGraphAddNode",
     "cuGraphChildGraphNodeGetGraph", "cuGraphClone", "cuGraphConditionalHandleCreate", "cuGraphDestroyNode",
-    "cuGraphGetEdges", "cuGraphGetNodes", "cuGraphGetRootNodes", "cuGraphInstantiateWithParams",
-    "cuGraphMemAllocNodeGetParams", "cuGraphNodeFindInClone", "cuGraphNodeGetDependencies", "cuGraphNodeGetDependentNodes",
-    "cuGraphNodeGetType", "cuGraphRemoveDependencies", "cuLaunchKernelEx", "cuMemPoolCreate",
-    "cuMemPoolDestroy", "cuMemPoolGetAttribute", "cuMemPoolSetAttribute", "cuPointerGetAttribute",
-    "cuPointerGetAttributes", "cuStreamGetPriority"]
+    "cuGraphGetEdges", "cuGraphGetNodes", "cuGraphGetRootNodes", "cuGraphHostNodeGetParams",
+    "cuGraphInstantiateWithParams", "cuGraphMemAllocNodeGetParams", "cuGraphNodeFindInClone", "cuGraphNodeGetDependencies",
+    "cuGraphNodeGetDependentNodes", "cuGraphNodeGetType", "cuGraphRemoveDependencies", "cuLaunchKernelEx",
+    "cuMemPoolCreate", "cuMemPoolDestroy", "cuMemPoolGetAttribute", "cuMemPoolSetAttribute",
+    "cuPointerGetAttribute", "cuPointerGetAttributes", "cuStreamGetPriority", "cuStreamUpdateCaptureDependencies"]
 
 
 def fail(message):

@@ -28,12 +28,12 @@ const std::vector<std::string> kAddedSinceFirstRelease = {
     "cuGraphAddMemFreeNode", "cuGraphAddMemsetNode", "cuGraphAddNode",
     "cuGraphChildGraphNodeGetGraph", "cuGraphClone", "cuGraphConditionalHandleCreate",
     "cuGraphDestroyNode", "cuGraphGetEdges", "cuGraphGetNodes",
-    "cuGraphGetRootNodes", "cuGraphInstantiateWithParams", "cuGraphMemAllocNodeGetParams",
-    "cuGraphNodeFindInClone", "cuGraphNodeGetDependencies", "cuGraphNodeGetDependentNodes",
-    "cuGraphNodeGetType", "cuGraphRemoveDependencies", "cuLaunchKernelEx",
-    "cuMemPoolCreate", "cuMemPoolDestroy", "cuMemPoolGetAttribute",
-    "cuMemPoolSetAttribute", "cuPointerGetAttribute", "cuPointerGetAttributes",
-    "cuStreamGetPriority"};
+    "cuGraphGetRootNodes", "cuGraphHostNodeGetParams", "cuGraphInstantiateWithParams",
+    "cuGraphMemAllocNodeGetParams", "cuGraphNodeFindInClone", "cuGraphNodeGetDependencies",
+    "cuGraphNodeGetDependentNodes", "cuGraphNodeGetType", "cuGraphRemoveDependencies",
+    "cuLaunchKernelEx", "cuMemPoolCreate", "cuMemPoolDestroy",
+    "cuMemPoolGetAttribute", "cuMemPoolSetAttribute", "cuPointerGetAttribute",
+    "cuPointerGetAttributes", "cuStreamGetPriority", "cuStreamUpdateCaptureDependencies"};
 
 std::string first_release_text() { return profile_fixtures::file_text(GILSAN_PROFILE_9DE6920_FIXTURE); }
 

@@ -314,6 +314,19 @@ std::vector<EntryPointCall> make_calls() {
          params.type = CU_GRAPH_NODE_TYPE_EMPTY;
          return d().cuGraphAddNode(&n, s.graph, &s.host_node, nullptr, 1, &params);
        }},
+      {"cuGraphHostNodeGetParams", need_graph, [=](CallSite& s) {
+         CUDA_HOST_NODE_PARAMS params{};
+         return d().cuGraphHostNodeGetParams(s.host_node, &params);
+       }},
+      {"cuStreamUpdateCaptureDependencies",
+       [=](CallSite& s) {
+         STEP(d().cuStreamBeginCapture(s.other_stream, CU_STREAM_CAPTURE_MODE_RELAXED));
+         return d().cuLaunchHostFunc(s.other_stream, &do_nothing, nullptr);
+       },
+       [=](CallSite& s) {
+         return d().cuStreamUpdateCaptureDependencies(s.other_stream, nullptr, nullptr, 0,
+                                                      CU_STREAM_SET_CAPTURE_DEPENDENCIES);
+       }},
       {"cuGraphConditionalHandleCreate", need_graph, [=](CallSite& s) {
          CUgraphConditionalHandle handle;
          return d().cuGraphConditionalHandleCreate(&handle, s.graph, s.context, 0, 0);

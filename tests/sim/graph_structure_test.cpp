@@ -459,6 +459,60 @@ TEST(ConditionalNodes, AnIfElseNodeHasTwoBodyGraphsToBuild) {
   EXPECT_CU(d.cuGraphDestroy(graph));
 }
 
+TEST(GraphStructure, AHostNodeReadsBackItsFunctionAndArgument) {
+  PrimaryContext context;
+  const DriverTable& d = driver();
+  CUgraph graph = nullptr;
+  ASSERT_CU(d.cuGraphCreate(&graph, 0));
+  int value = 0;
+  CUDA_HOST_NODE_PARAMS params{&record_one, &value}, read{};
+  CUgraphNode node = nullptr, empty = nullptr;
+  ASSERT_CU(d.cuGraphAddHostNode(&node, graph, nullptr, 0, &params));
+  ASSERT_CU(d.cuGraphHostNodeGetParams(node, &read));
+  EXPECT_EQ(&record_one, read.fn);
+  EXPECT_EQ(&value, read.userData);
+  ASSERT_CU(d.cuGraphAddEmptyNode(&empty, graph, nullptr, 0));
+  EXPECT_CU_RESULT(CUDA_ERROR_INVALID_VALUE, d.cuGraphHostNodeGetParams(empty, &read));
+  EXPECT_CU(d.cuGraphDestroy(graph));
+}
+
+// What cuda.core's GraphBuilder does for a branch: the capture's next node follows a set of its own choosing.
+TEST(Capture, TheDependencySetCanBeReplacedOrGrown) {
+  PrimaryContext context;
+  Stream stream;
+  const DriverTable& d = driver();
+  ASSERT_CU(d.cuStreamBeginCapture(stream.get(), CU_STREAM_CAPTURE_MODE_RELAXED));
+  ASSERT_CU(d.cuLaunchHostFunc(stream.get(), &do_nothing, nullptr));
+  CUstreamCaptureStatus status = CU_STREAM_CAPTURE_STATUS_NONE;
+  CUgraph graph = nullptr;
+  const CUgraphNode* frontier = nullptr;
+  size_t size = 0;
+  ASSERT_CU(d.cuStreamGetCaptureInfo(stream.get(), &status, nullptr, &graph, &frontier, nullptr, &size));
+  ASSERT_EQ(1u, size);
+  CUgraphNode first = frontier[0];
+  ASSERT_CU(d.cuStreamUpdateCaptureDependencies(stream.get(), nullptr, nullptr, 0, CU_STREAM_SET_CAPTURE_DEPENDENCIES));
+  ASSERT_CU(d.cuLaunchHostFunc(stream.get(), &do_nothing, nullptr));  // a second root
+  ASSERT_CU(d.cuStreamGetCaptureInfo(stream.get(), &status, nullptr, &graph, &frontier, nullptr, &size));
+  ASSERT_EQ(1u, size);
+  CUgraphNode second = frontier[0];
+  ASSERT_CU(d.cuStreamUpdateCaptureDependencies(stream.get(), &first, nullptr, 1, CU_STREAM_ADD_CAPTURE_DEPENDENCIES));
+  ASSERT_CU(d.cuLaunchHostFunc(stream.get(), &do_nothing, nullptr));  // joins both
+  EXPECT_CU_RESULT(CUDA_ERROR_INVALID_VALUE,
+                   d.cuStreamUpdateCaptureDependencies(stream.get(), nullptr, nullptr, 0, 7));
+  CUgraph captured = nullptr;
+  ASSERT_CU(d.cuStreamEndCapture(stream.get(), &captured));
+  EXPECT_EQ(2u, nodes_of(captured, true).size());
+  std::vector<CUgraphNode> nodes = nodes_of(captured);
+  ASSERT_EQ(3u, nodes.size());
+  CUgraphNode join = nullptr;
+  for (CUgraphNode node : nodes)
+    if (node != first && node != second) join = node;
+  EXPECT_EQ((std::set<CUgraphNode>{first, second}), neighbours(join, false));
+  EXPECT_CU_RESULT(CUDA_ERROR_ILLEGAL_STATE, d.cuStreamUpdateCaptureDependencies(stream.get(), nullptr, nullptr, 0,
+                                                                                 CU_STREAM_SET_CAPTURE_DEPENDENCIES));
+  EXPECT_CU(d.cuGraphDestroy(captured));
+}
+
 TEST(GraphStructure, EachNodeSaysItsType) {
   PrimaryContext context;
   const DriverTable& d = driver();
