@@ -139,7 +139,9 @@ CUresult CUDAAPI cuGraphDestroyNode(CUgraphNode hNode) {
     auto& driver = SimDriver::instance();
     Lock lock(driver.mutex);
     std::shared_ptr<SimGraphNode> node = driver.graph_nodes.find(hNode);
-    if (!node || has_memory_nodes(*node->graph)) return CUDA_ERROR_INVALID_VALUE;
+    if (!node) return CUDA_ERROR_INVALID_VALUE;
+    // A graph with memory nodes keeps its nodes (the error is the one an H100 gave, driver 580.159.04).
+    if (has_memory_nodes(*node->graph)) return CUDA_ERROR_NOT_SUPPORTED;
     remove_node(*node->graph, *node);
     return CUDA_SUCCESS;
   }));

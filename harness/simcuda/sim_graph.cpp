@@ -67,7 +67,7 @@ CUresult add_edges(SimGraph& graph, const CUgraphNode* from, const CUgraphNode* 
 }
 
 CUresult remove_edges(SimGraph& graph, const CUgraphNode* from, const CUgraphNode* to, std::size_t count) {
-  if (has_memory_nodes(graph)) return CUDA_ERROR_INVALID_VALUE;
+  if (has_memory_nodes(graph)) return CUDA_ERROR_NOT_SUPPORTED;  // as an H100 answered (580.159.04)
   std::vector<std::pair<SimGraphNode*, SimGraphNode*>> edges;
   if (CUresult rc = resolve_edges(graph, from, to, count, edges); rc != CUDA_SUCCESS) return rc;
   for (const auto& [before, after] : edges)

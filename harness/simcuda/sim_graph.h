@@ -69,7 +69,8 @@ CUresult add_node(SimGraph& graph, NodeKind kind, WorkItem work, const CUgraphNo
                   std::size_t dependency_count, SimGraphNode*& out);
 // Requires the lock. Adds (or removes) the edges from[i] -> to[i]. Refused as a whole with
 // CUDA_ERROR_INVALID_VALUE for a node of another graph, a self edge, an edge added twice or removing one
-// that is not there, and for removing any edge of a graph with memory nodes (the driver forbids it).
+// that is not there, and with CUDA_ERROR_NOT_SUPPORTED for removing any edge of a graph with memory nodes
+// (the driver forbids it; the error is the one an H100 gave).
 CUresult add_edges(SimGraph& graph, const CUgraphNode* from, const CUgraphNode* to, std::size_t count);
 CUresult remove_edges(SimGraph& graph, const CUgraphNode* from, const CUgraphNode* to, std::size_t count);
 // Whether the graph has an allocation or free node: its nodes and edges cannot be deleted then.

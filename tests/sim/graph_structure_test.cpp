@@ -5,7 +5,6 @@
 
 #include <algorithm>
 #include <atomic>
-#include <cstdio>
 #include <set>
 #include <utility>
 #include <vector>
@@ -102,9 +101,8 @@ TEST(GraphStructure, AnEdgeAddedBackwardsDecidesTheOrderOfALaunch) {
   // A cycle cannot be instantiated.
   ASSERT_CU(d.cuGraphAddDependencies(graph, &first, &second, nullptr, 1));
   CUgraphExec cyclic = nullptr;
-  const CUresult rc = d.cuGraphInstantiateWithFlags(&cyclic, graph, 0);
-  EXPECT_NE(CUDA_SUCCESS, rc) << "instantiating a cycle";
-  std::printf("instantiating a graph with a cycle: %s\n", result_name(rc).c_str());
+  // The driver's answer, measured on an H100 (driver 580.159.04, 2026-12-07).
+  EXPECT_CU_RESULT(CUDA_ERROR_INVALID_VALUE, d.cuGraphInstantiateWithFlags(&cyclic, graph, 0));
   EXPECT_CU(d.cuGraphExecDestroy(exec));
   EXPECT_CU(d.cuGraphDestroy(graph));
 }
