@@ -48,6 +48,7 @@
   X(cuLaunchHostFunc) \
   /* stream capture */ \
   X(cuStreamBeginCapture) \
+  X(cuStreamBeginCaptureToGraph) \
   X(cuStreamEndCapture) \
   X(cuStreamIsCapturing) \
   X(cuStreamGetCaptureInfo) \

@@ -82,6 +82,18 @@ void add_stream_and_event_recipes(std::vector<CallRecipe>& out) {
                  .call = [](F f, S s) {
                    return f.driver.cuStreamBeginCapture(s.stream, CU_STREAM_CAPTURE_MODE_RELAXED);
                  }});
+  out.push_back({.id = "cuStreamBeginCaptureToGraph",
+                 .description = "begins a relaxed-mode capture on a fresh stream into a graph of one empty node, "
+                                "after that node",
+                 .prepare = [](F f, S s) {
+                   s.stream = f.new_stream();
+                   s.graph = f.new_graph();
+                   s.node = f.add_empty_node(s.graph);
+                 },
+                 .call = [](F f, S s) {
+                   return f.driver.cuStreamBeginCaptureToGraph(s.stream, s.graph, &s.node, nullptr, 1,
+                                                              CU_STREAM_CAPTURE_MODE_RELAXED);
+                 }});
   auto begin_capture_with_a_memset = [](F f, S s) {
     s.stream = f.new_stream();
     s.device_memory = f.new_device_memory(4096);

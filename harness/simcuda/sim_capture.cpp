@@ -60,6 +60,25 @@ CUresult begin_capture(SimStream& stream, CUstreamCaptureMode mode) {
   return CUDA_SUCCESS;
 }
 
+CUresult begin_capture_to_graph(SimStream& stream, CUstreamCaptureMode mode, const std::shared_ptr<SimGraph>& graph,
+                                const CUgraphNode* dependencies, std::size_t count) {
+  if (count > 0 && dependencies == nullptr) return CUDA_ERROR_INVALID_VALUE;
+  std::vector<SimGraphNode*> frontier;
+  for (std::size_t i = 0; i < count; ++i) {
+    auto node = SimDriver::instance().graph_nodes.find(dependencies[i]);
+    if (!node || node->graph != graph.get()) return CUDA_ERROR_INVALID_VALUE;
+    frontier.push_back(node.get());
+  }
+  if (CUresult rc = begin_capture(stream, mode); rc != CUDA_SUCCESS) return rc;
+  CaptureState& capture = *stream.capture;
+  SimDriver::instance().graphs.remove(capture.graph.get());  // the fresh graph begin_capture made
+  capture.graph = graph;
+  capture.into_existing_graph = true;
+  capture.frontier = std::move(frontier);
+  publish_frontier(capture);
+  return CUDA_SUCCESS;
+}
+
 CUresult end_capture(SimStream& stream, std::shared_ptr<SimGraph>& out) {
   out.reset();
   if (!stream.capture) return CUDA_ERROR_ILLEGAL_STATE;
@@ -67,8 +86,10 @@ CUresult end_capture(SimStream& stream, std::shared_ptr<SimGraph>& out) {
     return CUDA_ERROR_STREAM_CAPTURE_WRONG_THREAD;
   std::unique_ptr<CaptureState> capture = std::move(stream.capture);
   if (capture->invalidated) {
-    forget_graph_nodes(*capture->graph);
-    SimDriver::instance().graphs.remove(capture->graph.get());
+    if (!capture->into_existing_graph) {
+      forget_graph_nodes(*capture->graph);
+      SimDriver::instance().graphs.remove(capture->graph.get());
+    }
     return CUDA_ERROR_STREAM_CAPTURE_INVALIDATED;
   }
   out = capture->graph;

@@ -26,6 +26,7 @@ struct CaptureState {
   std::thread::id owner;
   bool invalidated = false;
   std::vector<SimGraphNode*> frontier;  // what the next captured node depends on
+  bool into_existing_graph = false;     // cuStreamBeginCaptureToGraph: the graph is the application's
   // Stable arrays for cuStreamGetCaptureInfo, valid until the next capture operation.
   std::vector<CUgraphNode> frontier_handles;
   std::vector<CUgraphEdgeData> edge_data;
@@ -33,6 +34,9 @@ struct CaptureState {
 
 // All require the lock.
 CUresult begin_capture(SimStream& stream, CUstreamCaptureMode mode);
+// cuStreamBeginCaptureToGraph: the captured nodes are added to `graph` after `dependencies` (its nodes).
+CUresult begin_capture_to_graph(SimStream& stream, CUstreamCaptureMode mode, const std::shared_ptr<SimGraph>& graph,
+                                const CUgraphNode* dependencies, std::size_t count);
 CUresult end_capture(SimStream& stream, std::shared_ptr<SimGraph>& out);
 // Adds work as a node of the stream's capture graph.
 CUresult capture_work(SimStream& stream, WorkItem work);

@@ -24,6 +24,28 @@ CUresult stream_begin_capture(CUstream hStream, CUstreamCaptureMode mode, Defaul
   }));
 }
 
+CUresult stream_begin_capture_to_graph(CUstream hStream, CUgraph hGraph, const CUgraphNode* dependencies,
+                                       const CUgraphEdgeData* dependencyData, size_t numDependencies,
+                                       CUstreamCaptureMode mode, DefaultStream null_stream) {
+  ApiScope api(entry("cuStreamBeginCaptureToGraph"), on_stream(hStream));
+  if (api.refused()) return api.result();
+  if (dependencyData != nullptr) {  // only default edges are modeled
+    for (size_t i = 0; i < numDependencies; ++i)
+      if (dependencyData[i].type != CU_GRAPH_DEPENDENCY_TYPE_DEFAULT || dependencyData[i].from_port != 0 ||
+          dependencyData[i].to_port != 0)
+        return api.finish(SimDriver::instance().unsupported());
+  }
+  return api.finish(guarded([&] {
+    auto& driver = SimDriver::instance();
+    Lock lock(driver.mutex);
+    std::shared_ptr<SimStream> stream;
+    if (CUresult rc = resolve_stream(hStream, null_stream, stream); rc != CUDA_SUCCESS) return rc;
+    std::shared_ptr<SimGraph> graph = driver.graphs.find(hGraph);
+    if (!graph) return CUDA_ERROR_INVALID_VALUE;
+    return begin_capture_to_graph(*stream, mode, graph, dependencies, numDependencies);
+  }));
+}
+
 CUresult stream_end_capture(CUstream hStream, CUgraph* phGraph, DefaultStream null_stream) {
   ApiScope api(entry("cuStreamEndCapture"), on_stream(hStream));
   if (api.refused()) return api.result();

@@ -23,7 +23,8 @@ constexpr MinimumVersion kMinimumVersions[] = {
     {"cuCtxCreate", 12050},          {"cuEventElapsedTime", 12080},     {"cuGraphInstantiateWithParams", 12000},
     // The forms with edge data (the _v2 symbols) came with CUDA 12.3.
     {"cuGraphGetEdges", 12030},      {"cuGraphNodeGetDependencies", 12030}, {"cuGraphNodeGetDependentNodes", 12030},
-    {"cuGraphAddNode", 12030}, {"cuStreamUpdateCaptureDependencies", 12030},              {"cuGraphAddDependencies", 12030},      {"cuGraphRemoveDependencies", 12030},
+    {"cuGraphAddNode", 12030}, {"cuStreamUpdateCaptureDependencies", 12030},
+    {"cuStreamBeginCaptureToGraph", 12030},              {"cuGraphAddDependencies", 12030},      {"cuGraphRemoveDependencies", 12030},
 };
 
 int minimum_version(std::string_view name) {

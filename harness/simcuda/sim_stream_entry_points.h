@@ -25,6 +25,9 @@ CUresult launch_host_func(CUstream stream, CUhostFn fn, void* user_data, Default
 CUresult stream_begin_capture(CUstream stream, CUstreamCaptureMode mode, DefaultStream null_stream);
 CUresult stream_end_capture(CUstream stream, CUgraph* graph, DefaultStream null_stream);
 CUresult stream_is_capturing(CUstream stream, CUstreamCaptureStatus* status, DefaultStream null_stream);
+CUresult stream_begin_capture_to_graph(CUstream stream, CUgraph graph, const CUgraphNode* dependencies,
+                                       const CUgraphEdgeData* data, size_t count, CUstreamCaptureMode mode,
+                                       DefaultStream null_stream);
 CUresult stream_update_capture_dependencies(CUstream stream, CUgraphNode* dependencies, const CUgraphEdgeData* data,
                                             size_t count, unsigned int flags, DefaultStream null_stream);
 CUresult stream_get_capture_info(CUstream stream, CUstreamCaptureStatus* status, cuuint64_t* id, CUgraph* graph,

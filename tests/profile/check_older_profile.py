@@ -23,7 +23,8 @@ ADDED = [
     "cuGraphInstantiateWithParams", "cuGraphMemAllocNodeGetParams", "cuGraphNodeFindInClone", "cuGraphNodeGetDependencies",
     "cuGraphNodeGetDependentNodes", "cuGraphNodeGetType", "cuGraphRemoveDependencies", "cuLaunchKernelEx",
     "cuMemPoolCreate", "cuMemPoolDestroy", "cuMemPoolGetAttribute", "cuMemPoolSetAttribute",
-    "cuPointerGetAttribute", "cuPointerGetAttributes", "cuStreamGetPriority", "cuStreamUpdateCaptureDependencies"]
+    "cuPointerGetAttribute", "cuPointerGetAttributes", "cuStreamBeginCaptureToGraph", "cuStreamGetPriority",
+    "cuStreamUpdateCaptureDependencies"]
 
 
 def fail(message):

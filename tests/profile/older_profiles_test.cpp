@@ -33,7 +33,8 @@ const std::vector<std::string> kAddedSinceFirstRelease = {
     "cuGraphNodeGetDependentNodes", "cuGraphNodeGetType", "cuGraphRemoveDependencies",
     "cuLaunchKernelEx", "cuMemPoolCreate", "cuMemPoolDestroy",
     "cuMemPoolGetAttribute", "cuMemPoolSetAttribute", "cuPointerGetAttribute",
-    "cuPointerGetAttributes", "cuStreamGetPriority", "cuStreamUpdateCaptureDependencies"};
+    "cuPointerGetAttributes", "cuStreamBeginCaptureToGraph", "cuStreamGetPriority",
+    "cuStreamUpdateCaptureDependencies"};
 
 std::string first_release_text() { return profile_fixtures::file_text(GILSAN_PROFILE_9DE6920_FIXTURE); }
 

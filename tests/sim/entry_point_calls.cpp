@@ -318,6 +318,10 @@ std::vector<EntryPointCall> make_calls() {
          CUDA_HOST_NODE_PARAMS params{};
          return d().cuGraphHostNodeGetParams(s.host_node, &params);
        }},
+      {"cuStreamBeginCaptureToGraph", need_graph, [=](CallSite& s) {
+         return d().cuStreamBeginCaptureToGraph(s.other_stream, s.graph, &s.host_node, nullptr, 1,
+                                                CU_STREAM_CAPTURE_MODE_RELAXED);
+       }},
       {"cuStreamUpdateCaptureDependencies",
        [=](CallSite& s) {
          STEP(d().cuStreamBeginCapture(s.other_stream, CU_STREAM_CAPTURE_MODE_RELAXED));

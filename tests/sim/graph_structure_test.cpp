@@ -159,6 +159,27 @@ TEST(GraphStructure, AHostNodeReadsBackItsFunctionAndArgument) {
   EXPECT_CU(d.cuGraphDestroy(graph));
 }
 
+// What cuda.core's GraphBuilder does for a conditional node's body: capture into a graph that exists.
+TEST(Capture, IntoAGraphThatExistsAfterTheNodesGiven) {
+  PrimaryContext context;
+  Stream stream;
+  const DriverTable& d = driver();
+  CUgraph graph = nullptr;
+  ASSERT_CU(d.cuGraphCreate(&graph, 0));
+  CUgraphNode first = nullptr;
+  ASSERT_CU(d.cuGraphAddEmptyNode(&first, graph, nullptr, 0));
+  ASSERT_CU(d.cuStreamBeginCaptureToGraph(stream.get(), graph, &first, nullptr, 1, CU_STREAM_CAPTURE_MODE_RELAXED));
+  ASSERT_CU(d.cuLaunchHostFunc(stream.get(), &do_nothing, nullptr));
+  CUgraph ended = nullptr;
+  ASSERT_CU(d.cuStreamEndCapture(stream.get(), &ended));
+  EXPECT_EQ(graph, ended);
+  std::vector<CUgraphNode> nodes = nodes_of(graph);
+  ASSERT_EQ(2u, nodes.size());
+  const CUgraphNode captured = nodes[0] == first ? nodes[1] : nodes[0];
+  EXPECT_EQ(std::set<CUgraphNode>{first}, neighbours(captured, false));
+  EXPECT_CU(d.cuGraphDestroy(graph));
+}
+
 // What cuda.core's GraphBuilder does for a branch: the capture's next node follows a set of its own choosing.
 TEST(Capture, TheDependencySetCanBeReplacedOrGrown) {
   PrimaryContext context;
