@@ -29,12 +29,7 @@ CUresult stream_begin_capture_to_graph(CUstream hStream, CUgraph hGraph, const C
                                        CUstreamCaptureMode mode, DefaultStream null_stream) {
   ApiScope api(entry("cuStreamBeginCaptureToGraph"), on_stream(hStream));
   if (api.refused()) return api.result();
-  if (dependencyData != nullptr) {  // only default edges are modeled
-    for (size_t i = 0; i < numDependencies; ++i)
-      if (dependencyData[i].type != CU_GRAPH_DEPENDENCY_TYPE_DEFAULT || dependencyData[i].from_port != 0 ||
-          dependencyData[i].to_port != 0)
-        return api.finish(SimDriver::instance().unsupported());
-  }
+  if (!default_edges(dependencyData, numDependencies)) return api.finish(SimDriver::instance().unsupported());
   return api.finish(guarded([&] {
     auto& driver = SimDriver::instance();
     Lock lock(driver.mutex);
@@ -104,12 +99,7 @@ CUresult stream_update_capture_dependencies(CUstream hStream, CUgraphNode* depen
   if (api.refused()) return api.result();
   if (flags != CU_STREAM_ADD_CAPTURE_DEPENDENCIES && flags != CU_STREAM_SET_CAPTURE_DEPENDENCIES)
     return api.finish(CUDA_ERROR_INVALID_VALUE);
-  if (dependencyData != nullptr) {  // only default edges are modeled
-    for (size_t i = 0; i < numDependencies; ++i)
-      if (dependencyData[i].type != CU_GRAPH_DEPENDENCY_TYPE_DEFAULT || dependencyData[i].from_port != 0 ||
-          dependencyData[i].to_port != 0)
-        return api.finish(SimDriver::instance().unsupported());
-  }
+  if (!default_edges(dependencyData, numDependencies)) return api.finish(SimDriver::instance().unsupported());
   return api.finish(guarded([&] {
     Lock lock(SimDriver::instance().mutex);
     std::shared_ptr<SimStream> stream;

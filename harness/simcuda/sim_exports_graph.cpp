@@ -221,12 +221,7 @@ CUresult CUDAAPI cuGraphAddNode_v2(CUgraphNode* phGraphNode, CUgraph hGraph, con
   ApiScope api(entry("cuGraphAddNode"), on_current_context());
   if (api.refused()) return api.result();
   if (nodeParams == nullptr) return api.finish(CUDA_ERROR_INVALID_VALUE);
-  if (dependencyData != nullptr) {
-    for (size_t i = 0; i < numDependencies; ++i)
-      if (dependencyData[i].type != CU_GRAPH_DEPENDENCY_TYPE_DEFAULT || dependencyData[i].from_port != 0 ||
-          dependencyData[i].to_port != 0)
-        return api.finish(SimDriver::instance().unsupported());
-  }
+  if (!default_edges(dependencyData, numDependencies)) return api.finish(SimDriver::instance().unsupported());
   CUgraphNodeParams& p = *nodeParams;
   return api.finish(guarded([&]() -> CUresult {
     Lock lock(SimDriver::instance().mutex);

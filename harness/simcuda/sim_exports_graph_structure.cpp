@@ -155,13 +155,7 @@ CUresult CUDAAPI cuGraphAddDependencies_v2(CUgraph hGraph, const CUgraphNode* fr
                                            const CUgraphEdgeData* edgeData, size_t numDependencies) {
   ApiScope api(entry("cuGraphAddDependencies"), on_current_context());
   if (api.refused()) return api.result();
-  // Only default edges are modeled (full completion of the node before); programmatic ones are not.
-  if (edgeData != nullptr) {
-    for (size_t i = 0; i < numDependencies; ++i)
-      if (edgeData[i].type != CU_GRAPH_DEPENDENCY_TYPE_DEFAULT || edgeData[i].from_port != 0 ||
-          edgeData[i].to_port != 0)
-        return api.finish(SimDriver::instance().unsupported());
-  }
+  if (!default_edges(edgeData, numDependencies)) return api.finish(SimDriver::instance().unsupported());
   return api.finish(guarded([&] {
     auto& driver = SimDriver::instance();
     Lock lock(driver.mutex);

@@ -109,6 +109,13 @@ void remove_node(SimGraph& graph, SimGraphNode& node) {
   std::erase_if(graph.nodes, [&](const std::shared_ptr<SimGraphNode>& kept) { return kept.get() == &node; });
 }
 
+bool default_edges(const CUgraphEdgeData* data, std::size_t count) {
+  if (data == nullptr) return true;
+  for (std::size_t i = 0; i < count; ++i)
+    if (data[i].type != CU_GRAPH_DEPENDENCY_TYPE_DEFAULT || data[i].from_port != 0 || data[i].to_port != 0) return false;
+  return true;
+}
+
 CUgraphNodeType node_type(NodeKind kind) {
   switch (kind) {
     case NodeKind::Empty: return CU_GRAPH_NODE_TYPE_EMPTY;

@@ -79,6 +79,9 @@ bool has_memory_nodes(const SimGraph& graph);
 std::vector<SimGraphNode*> dependents_of(const SimGraph& graph, const SimGraphNode& node);
 // Requires the lock. Removes `node` and every edge to or from it, and forgets its handle.
 void remove_node(SimGraph& graph, SimGraphNode& node);
+// Whether every edge described is a default one (full completion of the node before): the only kind the
+// sim models. Null data describes default edges.
+bool default_edges(const CUgraphEdgeData* data, std::size_t count);
 // The driver's name for a node's kind.
 CUgraphNodeType node_type(NodeKind kind);
 // Requires the lock. Drops the graph's nodes from the handle tables, and its child graphs with them.
