@@ -18,8 +18,7 @@ CUresult clone_graph(const SimGraph& original, std::shared_ptr<SimGraph>& out) {
     auto twin = std::make_shared<SimGraphNode>(*node);
     twin->graph = copy.get();
     twin->copy_of = node.get();
-    // The copy's edges lead to the copy's nodes; a node only follows nodes added before it or wired later
-    // by cuGraphAddDependencies, so every one it follows is looked up once all are copied.
+    // A copy's host node is a host function of its own: another run key.
     if (auto* call = std::get_if<HostCall>(&twin->work)) call->run_key = driver.take_run_key();
     if (node->child) {
       if (CUresult rc = clone_graph(*node->child, twin->child); rc != CUDA_SUCCESS) {
@@ -32,6 +31,8 @@ CUresult clone_graph(const SimGraph& original, std::shared_ptr<SimGraph>& out) {
     copy->nodes.push_back(twin);
     driver.graph_nodes.add(twin);
   }
+  // The copy's edges lead to the copy's nodes, remapped once all are copied: an edge added by
+  // cuGraphAddDependencies may come from a node added later.
   for (const auto& node : copy->nodes)
     for (SimGraphNode*& before : node->after) before = copied.at(before);
   original.user_objects.copy_into(copy->user_objects);
