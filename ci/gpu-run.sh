@@ -2,7 +2,7 @@
 # Runs gilsan against the real driver on a GPU machine and collects the outputs for docs/results/.
 # Usage: ci/gpu-run.sh OUTPUT_DIR [step...]; steps: build sim-tests suite conformance forwarding peers pytest-plugin program
 # overhead probe probe-held-by probe-loading probe-diff watchdog copy-bench inject hardening bench
-# stream-lifetimes detection-latency driver-calls transparency peer-versions wheel peer-own-tests (default: build sim-tests suite probe).
+# stream-lifetimes detection-latency driver-calls transparency peer-versions wheel peer-own-tests native-locks (default: build sim-tests suite probe).
 # The GPU machine has Python 3.12 with libpython3.12.so, cmake and ninja in /opt/torch/.venv, nvcc.
 set -uo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -125,6 +125,33 @@ for step in "${steps[@]}"; do
       # One archive: the device tool returns a limited number of files.
       tar -czf "$out/peer-own-tests.tar.gz" -C "$out" peer-own-tests && rm -rf "$out/peer-own-tests"
       /opt/torch/.venv/bin/python -m pip list 2>/dev/null | grep -iE "^(cupy|cuda|numba|numpy|pytest)" >"$out/packages.txt" ;;
+    native-locks)
+      # docs/native-locks.md on the real driver: scenarios/native on real and sim and their parity table; an
+      # unmodified torch program whose host function allocates while torch.cuda.empty_cache holds the
+      # caching allocator's mutex, under `gilsan run` (the report names the lock), and fixed; the
+      # interposer's uncontended cost on this machine's CPU.
+      "$build/bin/gilsan" suite "$root/scenarios/native" --driver real --python-env /opt/torch/.venv \
+        --json "$out/native-real.json" >>"$log" 2>&1
+      "$build/bin/gilsan" suite "$root/scenarios/native" --driver sim --python-env /opt/torch/.venv \
+        --json "$out/native-sim.json" >>"$log" 2>&1
+      python3 "$root/tests/runner/check_parity.py" --table "$out/native-sim.json" "$out/native-real.json" \
+        >"$out/native-parity.md" 2>>"$log"
+      app=$root/tests/nativelocks/torch_empty_cache_app.py
+      "$build/bin/gilsan" run --driver real --timeout 120 --report full -o "$out/torch-empty-cache-report.txt" \
+        --dot "$out/torch-empty-cache.dot" -- /opt/torch/.venv/bin/python "$app" >>"$log" 2>&1
+      echo "torch program: exit $?" >>"$log"
+      "$build/bin/gilsan" run --driver real --timeout 120 -- /opt/torch/.venv/bin/python "$app" --synchronize-first \
+        >>"$log" 2>&1
+      echo "torch program, synchronized first: exit $?" >>"$log"
+      "$build/bin/gilsan" run --driver real --timeout 120 --native-locks off --report full \
+        -o "$out/torch-empty-cache-report-no-native-locks.txt" -- /opt/torch/.venv/bin/python "$app" >>"$log" 2>&1
+      echo "torch program, --native-locks off: exit $?" >>"$log"
+      if [[ -x $build/bin/gilsan_native_lock_bench ]]; then
+        python3 "$root/tests/nativelocks/native_lock_ratios.py" --run "$build/bin/gilsan_native_lock_bench" \
+          --preload "$build/harness/nativelocks/libgilsan_native_locks.so" --repetitions 10 --min-time 0.2 \
+          >"$out/native-lock-bench.md" 2>>"$log"
+      fi
+      /opt/torch/.venv/bin/python -m pip list 2>/dev/null | grep -iE "^(cupy|cuda|numba|numpy|torch) " >"$out/packages.txt" ;;
     program)
       # `gilsan run -- COMMAND` on an unmodified CuPy program that hangs, and on the same program fixed.
       app=$root/tests/runner/data/programs/cupy_inversion_app.py
@@ -284,6 +311,7 @@ for step in "${steps[@]}"; do
       folder=$(mktemp -d /tmp/gilsan-real-driver-XXXXXX)
       ln -s "$real" "$folder/libcuda.so.1"
       echo "real driver: $real" >>"$log"
+      GILSAN_NATIVE_SCENARIO_LIBRARY=$build/scenarios/libgilsan_native_scenario.so \
       python3 "$root/tests/transparency/check_transparency.py" --gilsan "$build/bin/gilsan" --driver-folder "$folder" \
         --python /opt/torch/.venv/bin/python --module-path "$build/python" --impl-path "$root/harness/impl" \
         --programs "$root/tests/transparency/programs" --scenarios "$root/scenarios" --impl cuda-core,cuda-bindings \

@@ -1,7 +1,8 @@
 # `cmake --install`: the layout docs/installing.md describes. Every piece is found from the binary that
 # looks for it (harness/driver/install_layout.h), so the installed tree can be moved as a whole.
 #   bin/gilsan
-#   LIBDIR/libgilsan_inject.so, libgilsan_simcuda.so, libgilsan_cudashim.so
+#   LIBDIR/libgilsan_inject.so, libgilsan_simcuda.so, libgilsan_cudashim.so, libgilsan_native_locks.so
+#   LIBDIR/gilsan/libgilsan_native_scenario.so   the C library of scenarios/native
 #   LIBDIR/gilsan/driver/libcuda.so.1      the simulated driver, for LD_LIBRARY_PATH
 #   LIBDIR/gilsan/python/                  the gilsan module and its pytest plugin, for PYTHONPATH
 #   LIBDIR/cmake/gilsan/                   find_package(gilsan)
@@ -43,11 +44,14 @@ endfunction()
 if(TARGET gilsan)
   install(TARGETS gilsan RUNTIME DESTINATION ${_root}${CMAKE_INSTALL_BINDIR})
 endif()
-foreach(_library gilsan_inject gilsan_simcuda gilsan_cudashim)
+foreach(_library gilsan_inject gilsan_simcuda gilsan_cudashim gilsan_native_locks)
   if(TARGET ${_library})
     install(TARGETS ${_library} LIBRARY DESTINATION ${_root}${CMAKE_INSTALL_LIBDIR})
   endif()
 endforeach()
+if(TARGET gilsan_native_scenario)
+  install(TARGETS gilsan_native_scenario LIBRARY DESTINATION ${_root}${CMAKE_INSTALL_LIBDIR}/gilsan)
+endif()
 if(TARGET gilsan_simcuda)
   # LIBDIR/gilsan/driver/libcuda.so.1 -> LIBDIR/libgilsan_simcuda.so
   gilsan_install_alias(gilsan_simcuda ../../libgilsan_simcuda.so ${GILSAN_INSTALL_DRIVERDIR}/libcuda.so.1)

@@ -31,7 +31,8 @@ IN_PROCESS_WORKLOADS = (("python-loop", "Python callable, launched in a Python l
                         ("native-held", "native function, drained behind held work"))
 INJECTED_WORKLOADS = ("python-loop", "native-loop")
 # The in-process groups, in the order each round runs them: (mode, how the row names the run).
-IN_PROCESS_MODES = (("off", "in `gilsan run --sanitize off`"),
+IN_PROCESS_MODES = (("no-native-locks", "in `gilsan run --sanitize off --native-locks off`"),
+                    ("off", "in `gilsan run --sanitize off`"),
                     ("forwarding", "in `gilsan run --sanitize off` behind the forwarding driver"),
                     ("on", "in `gilsan run --sanitize on`"))
 
@@ -90,12 +91,14 @@ def _forwarding_environment(folder):
 
 def in_process_measure(mode, driver, count):
     """A group measure: one `gilsan run` of the workload scenario; {row id: us per callback}. `mode`:
-    off, forwarding or on."""
+    no-native-locks (the native-lock interposer left out, docs/native-locks.md), off, forwarding or on."""
     def run():
         environment = dict(os.environ, GILSAN_BENCH_COUNT=str(count),
                            GILSAN_BENCH_IMPL_DIR=os.path.dirname(os.path.dirname(os.path.abspath(gilsan_impl.__file__))))
         sanitize = "on" if mode == "on" else "off"
-        command = [gilsan_executable(), "run", WORKLOAD, "--driver", driver, "--sanitize", sanitize, "--report", "json"]
+        native_locks = "off" if mode == "no-native-locks" else "on"
+        command = [gilsan_executable(), "run", WORKLOAD, "--driver", driver, "--sanitize", sanitize,
+                   "--native-locks", native_locks, "--report", "json"]
         folder = tempfile.mkdtemp(prefix="gilsan-bench-forwarding-") if mode == "forwarding" else None
         try:
             if folder is not None:

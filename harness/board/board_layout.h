@@ -22,7 +22,7 @@
 namespace gilsan::board {
 
 inline constexpr std::uint64_t kMagic = 0x31426e61736c6967ULL;  // "gilsanB1" read little-endian
-inline constexpr std::uint32_t kLayoutVersion = 3;
+inline constexpr std::uint32_t kLayoutVersion = 4;
 
 inline constexpr std::size_t kMaxThreads = 256;
 inline constexpr std::size_t kMaxCallDepth = 4;          // nested driver-call records (several writers)
@@ -44,6 +44,15 @@ enum class Role : std::uint32_t {
 enum class GilState : std::uint32_t { Unknown = 0, Holds = 1, Waiting = 2, Released = 3 };
 
 enum class HostFunctionKind : std::uint32_t { Unknown = 0, Python = 1, Ctypes = 2, Native = 3 };
+
+// What a recorded lock is. A Python lock is recorded by the code that knows it (the module, the lock
+// tracing); a native one by the interposer (harness/nativelocks), only while a thread waits for it.
+enum class LockKind : std::uint32_t {
+  Python = 0,          // a lock a writer named (threading's locks)
+  NativeMutex = 1,     // pthread_mutex_t (std::mutex and friends)
+  NativeWriteLock = 2,  // pthread_rwlock_t, taken to write
+  NativeReadLock = 3,   // pthread_rwlock_t, taken to read
+};
 
 // Kinds of progress. Each has a global counter in the header and a per-thread one in the slot.
 enum class ProgressKind : std::uint32_t {
@@ -127,6 +136,11 @@ struct LockSlot {
   std::atomic<std::uint64_t> id;  // any stable identity, e.g. the lock's address
   PackedText<4> name;
   std::atomic<std::uint64_t> since_ns;
+  std::atomic<std::uint32_t> kind;  // LockKind
+  // Who holds it, as the lock itself says (a native mutex's owner field, read by the waiter); 0 when
+  // the lock does not say (a Python lock: its holder records holding it instead).
+  std::atomic<std::int32_t> holder_tid;
+  std::atomic<std::uint64_t> call_site;  // the return address of the native acquire call; 0 for none
 };
 
 struct alignas(64) ThreadSlot {
@@ -261,6 +275,16 @@ inline const char* to_string(HostFunctionKind kind) {
     case HostFunctionKind::Python: return "python";
     case HostFunctionKind::Ctypes: return "ctypes";
     case HostFunctionKind::Native: return "native";
+  }
+  return "invalid";
+}
+
+inline const char* to_string(LockKind kind) {
+  switch (kind) {
+    case LockKind::Python: return "python";
+    case LockKind::NativeMutex: return "native-mutex";
+    case LockKind::NativeWriteLock: return "native-write-lock";
+    case LockKind::NativeReadLock: return "native-read-lock";
   }
   return "invalid";
 }

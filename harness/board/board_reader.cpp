@@ -50,7 +50,9 @@ HostFunctionRecord copy_host_function(const HostFunctionSlot& slot) {
 }
 
 LockRecord copy_lock(const LockSlot& slot) {
-  return LockRecord{slot.id.load(kAcquire), slot.name.load(), slot.since_ns.load(kAcquire)};
+  return LockRecord{slot.id.load(kAcquire),         slot.name.load(),
+                    slot.since_ns.load(kAcquire),   static_cast<LockKind>(slot.kind.load(kAcquire)),
+                    slot.holder_tid.load(kAcquire), slot.call_site.load(kAcquire)};
 }
 
 std::optional<ThreadRecord> read_slot(const ThreadSlot& slot) {

@@ -36,6 +36,11 @@ struct LockRecord {
   std::uint64_t id = 0;
   std::string name;
   std::uint64_t since_ns = 0;
+  LockKind kind = LockKind::Python;
+  int holder_tid = 0;  // as the lock says (native locks); 0 unknown
+  std::uint64_t call_site = 0;
+
+  bool native() const { return kind != LockKind::Python; }
 };
 
 using ProgressCounters = std::array<std::uint64_t, kProgressKinds>;

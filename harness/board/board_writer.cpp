@@ -9,10 +9,14 @@ namespace {
 using detail::kRelaxed;
 using detail::SlotWrite;
 
-void store_lock(LockSlot& record, std::uint64_t lock_id, const char* name, std::uint64_t since_ns) {
+void store_lock(LockSlot& record, std::uint64_t lock_id, const char* name, std::uint64_t since_ns,
+                LockKind kind = LockKind::Python, int holder_tid = 0, std::uint64_t call_site = 0) {
   record.id.store(lock_id, detail::kPublish);
   record.name.store(name);
   record.since_ns.store(since_ns, detail::kPublish);
+  record.kind.store(static_cast<std::uint32_t>(kind), detail::kPublish);
+  record.holder_tid.store(holder_tid, detail::kPublish);
+  record.call_site.store(call_site, detail::kPublish);
 }
 
 void copy_lock(LockSlot& to, const LockSlot& from) {
@@ -22,6 +26,9 @@ void copy_lock(LockSlot& to, const LockSlot& from) {
   }
   to.name.copied_from.store(from.name.copied_from.load(kRelaxed), kRelaxed);
   to.since_ns.store(from.since_ns.load(kRelaxed), detail::kPublish);
+  to.kind.store(from.kind.load(kRelaxed), detail::kPublish);
+  to.holder_tid.store(from.holder_tid.load(kRelaxed), detail::kPublish);
+  to.call_site.store(from.call_site.load(kRelaxed), detail::kPublish);
 }
 
 void count_progress(ThreadSlot* slot, ProgressKind kind) {
@@ -124,6 +131,21 @@ void begin_lock_wait(std::uint64_t lock_id, const char* name) {
   SlotWrite write(*slot);
   store_lock(slot->waiting_lock, lock_id, name, detail::now_ns());
   slot->waiting_for_lock.store(1, detail::kPublish);
+}
+
+void begin_native_lock_wait(std::uint64_t lock_id, LockKind kind, int holder_tid, std::uint64_t call_site) {
+  ThreadSlot* slot = detail::my_slot();
+  if (slot == nullptr) return;
+  SlotWrite write(*slot);
+  store_lock(slot->waiting_lock, lock_id, nullptr, detail::now_ns(), kind, holder_tid, call_site);
+  slot->waiting_for_lock.store(1, detail::kPublish);
+}
+
+void note_lock_wait_holder(int holder_tid) {
+  ThreadSlot* slot = detail::my_slot();
+  if (slot == nullptr || slot->waiting_lock.holder_tid.load(kRelaxed) == holder_tid) return;
+  SlotWrite write(*slot);
+  slot->waiting_lock.holder_tid.store(holder_tid, detail::kPublish);
 }
 
 void end_lock_wait() {

@@ -81,6 +81,11 @@ void note_event_recorded(std::uint64_t event, std::uint64_t stream, std::uint64_
 void set_activity(const char* text);
 
 void begin_lock_wait(std::uint64_t lock_id, const char* name);
+// A native lock (harness/nativelocks): its address, what it is, its holder as the lock says (0 when it
+// does not) and where the caller asked for it. Unnamed: the watchdog names it from the address.
+void begin_native_lock_wait(std::uint64_t lock_id, LockKind kind, int holder_tid, std::uint64_t call_site);
+// The holder changed while the thread waited (another waiter got the lock first).
+void note_lock_wait_holder(int holder_tid);
 void end_lock_wait();
 void note_lock_acquired(std::uint64_t lock_id, const char* name);
 void note_lock_released(std::uint64_t lock_id);

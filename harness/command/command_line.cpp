@@ -38,6 +38,7 @@ void add_run_options(OptionTable& table, RunSettings& settings) {
   table.value("--max-rss", [&settings](const std::string& value) { settings.max_resident_bytes = checked_max_rss(value); });
   table.value("--quiet-ms", [&settings](const std::string& value) { settings.watchdog.quiet = checked_quiet(value); });
   table.value("--sanitize", [&settings](const std::string& value) { settings.sanitize = checked_sanitize(value); });
+  table.value("--native-locks", [&settings](const std::string& value) { settings.native_locks = checked_on_off("--native-locks", value); });
   table.value("--under", [&settings](const std::string& value) { settings.under = checked_under(value); });
   table.value("--python-env", [&settings](const std::string& value) { settings.python = checked_python_env(value); });
 }

@@ -50,8 +50,10 @@ std::size_t checked_max_rss(const std::string& value) {
   return *bytes;
 }
 
-bool checked_sanitize(const std::string& value) {
-  if (value != "on" && value != "off") throw UsageError("--sanitize must be on or off, not '" + value + "'");
+bool checked_sanitize(const std::string& value) { return checked_on_off("--sanitize", value); }
+
+bool checked_on_off(const std::string& option, const std::string& value) {
+  if (value != "on" && value != "off") throw UsageError(option + " must be on or off, not '" + value + "'");
   return value == "on";
 }
 

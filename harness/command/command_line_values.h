@@ -20,6 +20,7 @@ double checked_timeout(const std::string& value);                     // positiv
 std::chrono::milliseconds checked_quiet(const std::string& value);    // 1 to 3600000 ms
 std::size_t checked_max_rss(const std::string& value);                 // 512M, 2G
 bool checked_sanitize(const std::string& value);                      // on or off
+bool checked_on_off(const std::string& option, const std::string& value);  // on or off, else names the option
 ReportFormat checked_report(const std::string& value);                // text, full or json
 unsigned checked_jobs(const std::string& value);                      // 1 to 256
 std::pair<unsigned, unsigned> checked_shard(const std::string& value);  // i/n, 1 <= i <= n

@@ -10,14 +10,14 @@ std::string usage_text() {
   return R"(usage:
   gilsan run SCENARIO.py [--driver auto|real|sim] [--profile FILE] [--timeout SECONDS] [--max-rss SIZE]
                          [--python-env VENV] [--report text|full|json] [-o REPORT_FILE]
-                         [--quiet-ms N] [--dot FILE] [--sanitize on|off] [--impl NAME]
-                         [--under 'TOOL ARGS'] [--sarif FILE]
+                         [--quiet-ms N] [--dot FILE] [--sanitize on|off] [--native-locks on|off]
+                         [--impl NAME] [--under 'TOOL ARGS'] [--sarif FILE]
   gilsan run [--driver ...] [--expect OUTCOME] [--timeout SECONDS] [--report ...] [-o FILE]
-             [--quiet-ms N] [--dot FILE] [--sanitize on|off] [--under 'TOOL ARGS'] [--sarif FILE]
-             -- COMMAND [ARGS...]
+             [--quiet-ms N] [--dot FILE] [--sanitize on|off] [--native-locks on|off]
+             [--under 'TOOL ARGS'] [--sarif FILE] -- COMMAND [ARGS...]
   gilsan suite [PATH...] [--driver auto|real|sim] [--profile FILE] [--timeout SECONDS] [--max-rss SIZE]
                          [--python-env VENV] [--junit FILE] [--json FILE] [--markdown FILE] [--filter TEXT]
-                         [--quiet-ms N] [--sanitize on|off] [--impl NAME,...] [--jobs N]
+                         [--quiet-ms N] [--sanitize on|off] [--native-locks on|off] [--impl NAME,...] [--jobs N]
                          [--shard I/N] [--under 'TOOL ARGS'] [--sarif FILE] [--allow-empty] [--verbose]
   gilsan merge RESULTS.json... [--json FILE] [--junit FILE] [--sarif FILE] [--markdown FILE]
                          [--compare OTHER.json]
@@ -64,6 +64,8 @@ bench   measures host_launch against the raw driver and its peers, medians of in
   --dot          write the watchdog's wait-for graph (Graphviz DOT) to FILE when it reports
   --sanitize     run the sanitizer in the scenario (default on; docs/sanitizer.md): its findings
                  become the outcome report:CHECKER; GILSAN_OPTIONS configures it
+  --native-locks preload the native-lock interposer (default on; docs/native-locks.md): a thread that
+                 waits for a pthread mutex or rwlock shows it, and its holder, in a hang's report
   --junit        also write JUnit XML for CI
   --json         also write the results as JSON (schema gilsan-suite-results/1)
   --markdown     also write the conformance report as Markdown: platform, packages, the matrix, what

@@ -47,7 +47,7 @@ RunDriver choose_run_driver(std::string_view request) {
 
 std::string forwarding_driver_path() {
   if (const char* chosen = std::getenv("GILSAN_CUDASHIM_LIBRARY"); chosen != nullptr && *chosen != '\0') return chosen;
-if (std::string installed = installed_file(installed_library_folder() + "/libgilsan_cudashim.so"); !installed.empty())
+  if (std::string installed = installed_file(installed_library_folder() + "/libgilsan_cudashim.so"); !installed.empty())
     return installed;
 #ifdef GILSAN_CUDASHIM_LIBRARY_PATH
   if (std::filesystem::exists(GILSAN_CUDASHIM_LIBRARY_PATH)) return GILSAN_CUDASHIM_LIBRARY_PATH;

@@ -15,6 +15,7 @@
 #include "harness/driver/install_layout.h"
 #include "harness/profile/driver_profile.h"
 #include "harness/runner/child_process.h"
+#include "harness/runner/native_locks_preload.h"
 #include "harness/runner/outcome_rules.h"
 #include "harness/runner/under_command.h"
 #include "harness/scenario/child_protocol.h"
@@ -91,6 +92,13 @@ std::vector<std::string> child_environment(const RunSettings& settings, const Dr
     if (settings.sanitize) overrides.emplace_back("GILSAN_PROFILE", *settings.profile_path);
   }
   for (auto& sanitizer_override : sanitizer_signal_overrides()) overrides.push_back(std::move(sanitizer_override));
+  // Native locks on the board (docs/native-locks.md), unless the caller said no.
+  if (settings.native_locks) {
+    if (std::optional<std::string> preload = child_preload(std::getenv("LD_PRELOAD")))
+      overrides.emplace_back("LD_PRELOAD", std::move(*preload));
+  }
+  if (std::string library = native_scenario_library_path(); !library.empty())
+    overrides.emplace_back("GILSAN_NATIVE_SCENARIO_LIBRARY", std::move(library));
   // Only --profile chooses the profile, so a stale GILSAN_SIM_PROFILE in the shell cannot. A scenario
   // child runs its own sanitizer: an injected one from the caller's CUDA_INJECTION64_PATH would
   // compete with it for the driver's observer (a program gets gilsan's own, set above).
@@ -199,7 +207,7 @@ double effective_timeout_seconds(const ScenarioHeader& header, const RunSettings
 
 std::string injection_library_path() {
   if (const char* chosen = std::getenv("GILSAN_INJECT_LIBRARY"); chosen != nullptr && *chosen != '\0') return chosen;
-if (std::string installed = installed_file(installed_library_folder() + "/libgilsan_inject.so"); !installed.empty())
+  if (std::string installed = installed_file(installed_library_folder() + "/libgilsan_inject.so"); !installed.empty())
     return installed;
 #ifdef GILSAN_INJECT_LIBRARY_PATH
   if (std::filesystem::exists(GILSAN_INJECT_LIBRARY_PATH)) return GILSAN_INJECT_LIBRARY_PATH;

@@ -31,6 +31,7 @@ struct RunSettings {
   std::string executable = "/proc/self/exe";      // the binary that has the __scenario-child command
   WatchdogSettings watchdog;                      // --quiet-ms, --dot
   bool sanitize = true;                           // --sanitize on|off: the child runs the sanitizer
+  bool native_locks = true;                       // --native-locks on|off: the interposer is preloaded
   // gilsan run -- COMMAND: the child becomes this program instead of running a scenario; its sanitizer
   // is libgilsan_inject.so (CUDA_INJECTION64_PATH), fed by the driver the run chose.
   std::vector<std::string> program;

@@ -100,17 +100,19 @@ ElfSymbols ElfSymbols::load(const std::string& path) {
   auto symbols = file.read_array<Elf64_Sym>(table->sh_offset, table->sh_size / sizeof(Elf64_Sym));
   for (const Elf64_Sym& symbol : symbols) {
     unsigned type = ELF64_ST_TYPE(symbol.st_info);
-    if ((type != STT_FUNC && type != STT_GNU_IFUNC) || symbol.st_shndx == SHN_UNDEF || symbol.st_value == 0 ||
+    const bool function = type == STT_FUNC || type == STT_GNU_IFUNC;
+    if ((!function && type != STT_OBJECT) || symbol.st_shndx == SHN_UNDEF || symbol.st_value == 0 ||
         symbol.st_size == 0 || symbol.st_name >= strings.size()) {
       continue;
     }
     const char* name = strings.data() + symbol.st_name;
     std::size_t length = strnlen(name, strings.size() - symbol.st_name);
-    result.symbols_.push_back(Symbol{symbol.st_value, symbol.st_size, std::string(name, length)});
+    (function ? result.symbols_ : result.objects_).push_back(Symbol{symbol.st_value, symbol.st_size, std::string(name, length)});
   }
   // Sorted by address; among aliases of one address keep the first name the table gave.
-  std::stable_sort(result.symbols_.begin(), result.symbols_.end(),
-                   [](const Symbol& a, const Symbol& b) { return a.address < b.address; });
+  for (std::vector<Symbol>* table : {&result.symbols_, &result.objects_}) {
+    std::stable_sort(table->begin(), table->end(), [](const Symbol& a, const Symbol& b) { return a.address < b.address; });
+  }
   return result;
 }
 
@@ -123,15 +125,25 @@ std::optional<std::uint64_t> ElfSymbols::virtual_address(std::uint64_t file_offs
   return std::nullopt;
 }
 
-const ElfSymbols::Symbol* ElfSymbols::find(std::uint64_t virtual_address) const {
-  auto after = std::upper_bound(symbols_.begin(), symbols_.end(), virtual_address,
-                                [](std::uint64_t address, const Symbol& symbol) { return address < symbol.address; });
+namespace {
+
+const ElfSymbols::Symbol* find_in(const std::vector<ElfSymbols::Symbol>& table, std::uint64_t virtual_address) {
+  auto after = std::upper_bound(table.begin(), table.end(), virtual_address,
+                                [](std::uint64_t address, const ElfSymbols::Symbol& symbol) { return address < symbol.address; });
   // Nested or overlapping symbols are rare; look back over a few in case the nearest one is small.
-  for (int looked = 0; after != symbols_.begin() && looked < 8; ++looked) {
+  for (int looked = 0; after != table.begin() && looked < 8; ++looked) {
     --after;
     if (virtual_address < after->address + after->size) return &*after;
   }
   return nullptr;
+}
+
+}  // namespace
+
+const ElfSymbols::Symbol* ElfSymbols::find(std::uint64_t virtual_address) const { return find_in(symbols_, virtual_address); }
+
+const ElfSymbols::Symbol* ElfSymbols::find_object(std::uint64_t virtual_address) const {
+  return find_in(objects_, virtual_address);
 }
 
 std::string demangle(const std::string& name) {

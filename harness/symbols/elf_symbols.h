@@ -1,4 +1,4 @@
-// ElfSymbols: the function symbols of one ELF file (.symtab, else .dynsym) and its loadable segments,
+// ElfSymbols: the function and data symbols of one ELF file (.symtab, else .dynsym) and its loadable segments,
 // read with pread from the file itself. It names every frame (SourceLines adds file:line where there is
 // DWARF): it needs nothing installed, and a lookup costs ~0.2 us against libdw's ~100 us scope walk,
 // which the watchdog's per-sample spin checks cannot afford. 64-bit little-endian ELF only.
@@ -32,6 +32,8 @@ class ElfSymbols {
   std::optional<std::uint64_t> virtual_address(std::uint64_t file_offset) const;
   // The function symbol whose [address, address + size) holds `virtual_address`, if any.
   const Symbol* find(std::uint64_t virtual_address) const;
+  // The data symbol (a global or static variable) that holds `virtual_address`, if any.
+  const Symbol* find_object(std::uint64_t virtual_address) const;
 
   const std::string& table() const { return table_; }  // ".symtab", ".dynsym" or "" (none)
   std::size_t size() const { return symbols_.size(); }
@@ -44,7 +46,8 @@ class ElfSymbols {
   };
 
   std::vector<Segment> segments_;
-  std::vector<Symbol> symbols_;  // sorted by address
+  std::vector<Symbol> symbols_;  // functions, sorted by address
+  std::vector<Symbol> objects_;  // data, sorted by address
   std::string table_;
 };
 

@@ -75,9 +75,17 @@ json thread_json(const HangReport& report, const ThreadSnapshot& thread) {
       out["host_function"]["inferred"] = facts->host_function->inferred;
     }
     out["native_wait"] = json{{"kind", to_string(facts->native_wait.kind)}, {"frame", facts->native_wait.frame}};
-    out["waiting_lock"] = facts->waiting_lock
-                              ? json{{"id", hex(facts->waiting_lock->id)}, {"name", facts->waiting_lock->name}}
-                              : json(nullptr);
+    if (const std::optional<board::LockRecord>& lock = facts->waiting_lock) {
+      out["waiting_lock"] = json{{"id", hex(lock->id)},
+                                 {"name", lock->name},
+                                 {"kind", board::to_string(lock->kind)},
+                                 {"label", facts->waiting_lock_label},
+                                 {"asked_for_in", facts->waiting_lock_site.empty() ? json(nullptr) : json(facts->waiting_lock_site)},
+                                 {"holder_tid", lock->holder_tid != 0 ? json(lock->holder_tid) : json(nullptr)},
+                                 {"owner", facts->waiting_lock_owner.empty() ? json(nullptr) : json(facts->waiting_lock_owner)}};
+    } else {
+      out["waiting_lock"] = nullptr;
+    }
     json held = json::array();
     for (const board::LockRecord& lock : facts->held_locks) held.push_back({{"id", hex(lock.id)}, {"name", lock.name}});
     out["held_locks"] = held;

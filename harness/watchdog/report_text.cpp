@@ -8,6 +8,7 @@
 
 #include "harness/text/frame_display.h"
 #include "harness/watchdog/hex_format.h"
+#include "harness/watchdog/lock_description.h"
 #include "harness/watchdog/proc_threads.h"
 #include "harness/watchdog/report.h"
 
@@ -117,7 +118,15 @@ void write_thread(std::ostream& out, const HangReport& report, const ThreadSnaps
       out << "    running " << describe_host_function(facts->host_function->record)
           << (facts->host_function->inferred ? " (inferred)" : "") << "\n";
     }
-    if (facts->waiting_lock) out << "    waiting for lock " << facts->waiting_lock->name << "\n";
+    if (facts->waiting_lock) {
+      const board::LockRecord& lock = *facts->waiting_lock;
+      // "waits to read ..." -> "waiting to read ...", as the other lines of a thread say it.
+      out << "    waiting" << (lock.native() ? std::string(lock_wait_words(lock.kind)).substr(5) : std::string(" for lock"))
+          << " " << facts->waiting_lock_label;
+      if (!facts->waiting_lock_site.empty()) out << ", " << facts->waiting_lock_site;
+      if (lock.native() && lock.holder_tid != 0) out << ", held by thread " << lock.holder_tid << " (as the lock says)";
+      out << "\n";
+    }
     for (const board::LockRecord& lock : facts->held_locks) out << "    holds lock " << lock.name << "\n";
     if (facts->native_wait.kind != NativeWait::Kind::None) {
       out << "    native frames say: " << to_string(facts->native_wait.kind) << " (" << facts->native_wait.frame

@@ -54,6 +54,13 @@ struct ThreadSnapshot {
   std::vector<NativeFrame> native_stack;     // innermost first
   std::string native_stack_note;             // why the stack is missing or partial
   std::optional<std::vector<PythonFrame>> python_stack;  // innermost first
+  // The native lock the board says the thread waits for, named from its addresses: the variable (or
+  // none: heap memory) and the module holding it, and the function that asked for it.
+  struct NativeLockNames {
+    NativeFrame lock;
+    NativeFrame call_site;
+  };
+  std::optional<NativeLockNames> waiting_native_lock;
   // The CUDA entry point the watchdog saw this thread spin in (from its native stack) before the
   // snapshot, so its CPU use was not counted as progress; "" when none.
   std::string spinning_in;

@@ -117,6 +117,13 @@ Snapshot take_snapshot(pid_t pid, board::BoardReader& reader, Symbolizer& symbol
     }
   }
 
+  for (ThreadSnapshot& thread : snapshot.threads) {
+    if (!thread.board || !thread.board->waiting_lock || !thread.board->waiting_lock->native()) continue;
+    const board::LockRecord& lock = *thread.board->waiting_lock;
+    thread.waiting_native_lock = ThreadSnapshot::NativeLockNames{
+        symbolizer.name_data(lock.id), symbolizer.symbolize(lock.call_site, /*return_address=*/true)};
+  }
+
   // Python names threads by pthread_self(); the board knows each slot's pthread_self().
   for (PythonThreadStack& stack : python) {
     auto owner = std::find_if(snapshot.threads.begin(), snapshot.threads.end(), [&](const ThreadSnapshot& t) {

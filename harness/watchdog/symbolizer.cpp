@@ -100,6 +100,37 @@ NativeFrame Symbolizer::symbolize(std::uint64_t address, bool return_address) co
   return locate(address, return_address).frame;
 }
 
+NativeFrame Symbolizer::name_data(std::uint64_t address) const {
+  NativeFrame frame;
+  frame.address = address;
+  auto after = std::upper_bound(mappings_.begin(), mappings_.end(), address,
+                                [](std::uint64_t value, const MemoryMapping& m) { return value < m.start; });
+  if (after == mappings_.begin()) return frame;
+  auto holder = std::prev(after);
+  if (address >= holder->end) return frame;
+  // .bss past the file's last page is anonymous memory right after the module's last mapping.
+  if (holder->path.empty() && holder != mappings_.begin() && std::prev(holder)->end == holder->start &&
+      !std::prev(holder)->path.empty()) {
+    --holder;
+  }
+  frame.module = holder->path;
+  if (holder->path.empty() || holder->path[0] != '/') return frame;
+  const ElfSymbols* symbols = symbols_for(*holder);
+  if (symbols == nullptr) return frame;
+  // The module's load bias, from its first mapping: data may lie where no file offset maps to it.
+  auto first = std::find_if(mappings_.begin(), mappings_.end(),
+                            [&](const MemoryMapping& m) { return m.path == holder->path; });
+  const std::optional<std::uint64_t> first_address = symbols->virtual_address(first->file_offset);
+  if (!first_address || first->start < *first_address) return frame;
+  const std::uint64_t virtual_address = address - (first->start - *first_address);
+  frame.module_offset = virtual_address;
+  if (const ElfSymbols::Symbol* symbol = symbols->find_object(virtual_address)) {
+    frame.symbol = demangle(symbol->name);
+    frame.symbol_offset = virtual_address - symbol->address;
+  }
+  return frame;
+}
+
 std::vector<NativeFrame> Symbolizer::symbolize_with_inlined(std::uint64_t address, bool return_address) const {
   Located located = locate(address, return_address);
   const SourceLines* lines = located.looked_up ? lines_for(located.frame.module) : nullptr;

@@ -44,6 +44,9 @@ class Symbolizer {
   // `return_address`: the address follows a call instruction, so the symbol is looked up one byte
   // earlier (a call may be the last instruction of its function).
   NativeFrame symbolize(std::uint64_t address, bool return_address) const;
+  // A data address: the module it lies in (a global past the file's end, in .bss, counts as its
+  // module's) and the global or static variable that holds it; symbol "" for heap and stack memory.
+  NativeFrame name_data(std::uint64_t address) const;
   // symbolize's frame with its file:line, preceded by a frame for each call inlined at the address
   // (innermost first), when the module has DWARF.
   std::vector<NativeFrame> symbolize_with_inlined(std::uint64_t address, bool return_address) const;

@@ -1,6 +1,7 @@
 #include "harness/watchdog/thread_facts.h"
 
 #include "harness/watchdog/hex_format.h"
+#include "harness/watchdog/lock_description.h"
 
 namespace gilsan::watchdog {
 namespace {
@@ -72,6 +73,14 @@ ThreadFacts derive_thread(const ThreadSnapshot& thread, std::vector<std::string>
     facts.role = record->role;
     facts.role_context = record->role_context;
     facts.waiting_lock = record->waiting_lock;
+    if (facts.waiting_lock) {
+      const ThreadSnapshot::NativeLockNames* names = thread.waiting_native_lock ? &*thread.waiting_native_lock : nullptr;
+      facts.waiting_lock_label = describe_lock(*facts.waiting_lock, names);
+      if (names != nullptr) {
+        facts.waiting_lock_site = describe_call_site(*names);
+        facts.waiting_lock_owner = owner_of_module(names->call_site.module);
+      }
+    }
     facts.held_locks = record->held_locks;
     facts.activity = record->activity;
     facts.host_function = merge_host_functions(*record);

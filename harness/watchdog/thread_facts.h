@@ -51,6 +51,9 @@ struct ThreadFacts {
   bool driver_thread = false;  // runs driver code (role or frames)
   bool python_thread = false;  // has a Python stack or a Python role
   std::optional<board::LockRecord> waiting_lock;
+  std::string waiting_lock_label;  // describe_lock's name for it (lock_description.h); "" when none
+  std::string waiting_lock_site;   // describe_call_site's text for a native lock; "" when none
+  std::string waiting_lock_owner;  // "the driver" or "the interpreter" when it is one of theirs (owner_of_module)
   std::vector<board::LockRecord> held_locks;
   std::string activity;  // what the program said the thread does (board::set_activity); "" when nothing
 

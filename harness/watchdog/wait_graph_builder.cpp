@@ -6,6 +6,7 @@
 #include "checkers/core/pseudo_lock.h"
 #include "checkers/core/synchronizing_calls.h"
 #include "harness/watchdog/hex_format.h"
+#include "harness/watchdog/lock_description.h"
 
 namespace gilsan::watchdog {
 namespace {
@@ -84,13 +85,16 @@ class Builder {
            thread.gil.source);
     }
     if (thread.call) add_call_wait(thread, self);
-    if (thread.waiting_lock) {
+    if (thread.waiting_lock && !waits_inside_its_call(thread)) {
       const board::LockRecord& lock = *thread.waiting_lock;
-      std::string name = lock.name.empty() ? hex(lock.id) : lock.name + " (" + hex(lock.id) + ")";
-      std::string id = resource_node(NodeKind::user_lock, id_of(NodeKind::user_lock, hex(lock.id)), "lock " + name, lock.id);
-      edge(self, id, EdgeRelation::WaitsFor, thread.label() + " waits for lock " + name, false, "board");
-    } else if (!thread.call && (thread.native_wait.kind == NativeWait::Kind::PythonLock ||
-                                thread.native_wait.kind == NativeWait::Kind::NativeLock)) {
+      const std::string name = (lock.native() ? "" : "lock ") + thread.waiting_lock_label;
+      std::string id = resource_node(NodeKind::user_lock, id_of(NodeKind::user_lock, hex(lock.id)), name, lock.id);
+      const std::string site = thread.waiting_lock_site.empty() ? "" : ", " + thread.waiting_lock_site;
+      edge(self, id, EdgeRelation::WaitsFor, thread.label() + " " + lock_wait_words(lock.kind) + " " + name + site, false,
+           "board");
+    } else if (!thread.waiting_lock && !thread.call &&
+               (thread.native_wait.kind == NativeWait::Kind::PythonLock ||
+                thread.native_wait.kind == NativeWait::Kind::NativeLock)) {
       bool python = thread.native_wait.kind == NativeWait::Kind::PythonLock;
       std::string what = std::string("an unidentified ") + (python ? "Python lock" : "native mutex");
       const ThreadSnapshot* snapshot_thread = snapshot_.find_thread(thread.tid);
@@ -294,6 +298,7 @@ class Builder {
   }
 
   void lock_holders(const WaitNode& node) {
+    if (native_lock_holder(node)) return;
     bool known = false;
     for (const ThreadFacts& holder : facts_.threads) {
       for (const board::LockRecord& lock : holder.held_locks) {
@@ -317,6 +322,35 @@ class Builder {
            node.label + " may be held by " + other.label() + " (its holder is not recorded)", true,
            "elimination: a blocked thread other than the waiter");
     }
+  }
+
+  // A native lock names its holder itself (the interposer reads the lock's owner field and writes it
+  // with the wait). Returns whether one was named.
+  bool native_lock_holder(const WaitNode& node) {
+    for (const ThreadFacts& waiter : facts_.threads) {
+      if (!waiter.waiting_lock || !waiter.waiting_lock->native() || waiter.waiting_lock->id != node.handle) continue;
+      const int holder_tid = waiter.waiting_lock->holder_tid;
+      if (holder_tid == 0 || holder_tid == waiter.tid) continue;
+      const ThreadFacts* holder = facts_.find(holder_tid);
+      const std::string holder_id =
+          holder != nullptr ? thread_node(*holder)
+                            : graph_.add_node(WaitNode{"thread:" + std::to_string(holder_tid), NodeKind::thread,
+                                                       "thread " + std::to_string(holder_tid), holder_tid, 0})
+                                  .id;
+      const std::string holder_label = holder != nullptr ? holder->label() : "thread " + std::to_string(holder_tid);
+      edge(node.id, holder_id, EdgeRelation::HeldBy, node.label + " is held by " + holder_label, false,
+           "board: the lock's owner, as its waiter read it");
+      return true;
+    }
+    return false;
+  }
+
+  // A native lock the driver or the interpreter takes inside a call the board already shows (a driver
+  // call, a wait for the GIL): that call's wait says what the thread waits for, in the model's terms.
+  static bool waits_inside_its_call(const ThreadFacts& thread) {
+    if (!thread.waiting_lock || !thread.waiting_lock->native()) return false;
+    if (!thread.call && thread.gil.state != GilState::Waiting) return false;
+    return !thread.waiting_lock_owner.empty();
   }
 
   std::vector<const WaitEdge*> incoming(const std::string& id) const {

@@ -20,7 +20,7 @@ import sys
 # injected library and the scenario child run the front end.
 LAYERS = [
     "checkers/core",
-    "harness/driver", "harness/profile", "harness/board", "harness/driverhooks", "harness/simcuda",
+    "harness/driver", "harness/profile", "harness/board", "harness/nativelocks", "harness/driverhooks", "harness/simcuda",
     "harness/cudashim", "harness/symbols",
     "checkers/sources", "checkers/frontend",
     "harness/pymodule", "harness/watchdog",

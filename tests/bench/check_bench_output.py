@@ -26,11 +26,11 @@ def check_outputs(gilsan, folder):
     ids = {row["id"] for row in document["rows"]}
     for needed in ("reference/python-loop", "reference/python-held", "reference/native-loop", "reference/native-held",
                    "raw/native-loop", "raw/python-loop", "raw/python-held", "reference/graph-100", "reference/graph-2000",
-                   *(f"sanitizer-{state}/{workload}" for state in ("off", "on")
+                   *(f"sanitizer-{state}/{workload}" for state in ("no-native-locks", "off", "on")
                      for workload in ("python-loop", "python-held", "native-loop", "native-held"))):
         assert needed in ids, f"row {needed} missing: {sorted(ids)}"
     by_id = {row["id"]: row for row in document["rows"]}
-    for row_id in ("sanitizer-off/native-loop", "sanitizer-on/python-loop"):  # `gilsan run` works on the sim
+    for row_id in ("sanitizer-no-native-locks/native-loop", "sanitizer-off/native-loop", "sanitizer-on/python-loop"):  # `gilsan run` works on the sim
         assert "median_us" in by_id[row_id], by_id[row_id]
     # No CUPTI on the sim, nor a real driver for the forwarding driver to stand in front of: said, not measured.
     for group in ("not-injected", "injected", "cupti-floor", "sanitizer-forwarding"):

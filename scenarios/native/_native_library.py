@@ -1,0 +1,23 @@
+"""The C library of scenarios/native (native_library.c), loaded with ctypes: its calls release the GIL,
+and a CALLBACK made from a Python function takes the GIL again when the library calls it.
+
+`gilsan run` and `gilsan suite` name the library's path in GILSAN_NATIVE_SCENARIO_LIBRARY; run as a
+plain script, a scenario needs that variable set (the build's scenarios/libgilsan_native_scenario.so).
+"""
+import ctypes
+import os
+import sys
+
+PATH = os.environ.get("GILSAN_NATIVE_SCENARIO_LIBRARY", "")
+if not PATH or not os.path.exists(PATH):
+    sys.exit("scenarios/native: GILSAN_NATIVE_SCENARIO_LIBRARY does not name the scenarios' C library "
+             f"({PATH or 'unset'}); gilsan run sets it, or point it at the build's libgilsan_native_scenario.so")
+
+CALLBACK = ctypes.CFUNCTYPE(None)
+LIBRARY = ctypes.CDLL(PATH)
+for name in ("registry_call_locked", "registry_call_unlocked", "table_call_writing", "table_call_after_writing"):
+    getattr(LIBRARY, name).argtypes = [CALLBACK]
+    getattr(LIBRARY, name).restype = None
+for name in ("registry_count", "table_row_count"):
+    getattr(LIBRARY, name).argtypes = []
+    getattr(LIBRARY, name).restype = ctypes.c_long

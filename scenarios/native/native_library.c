@@ -1,0 +1,64 @@
+/* The C library of scenarios/native: a registry guarded by a pthread mutex and a table guarded by a
+ * pthread rwlock, each with a way to call back into its user while holding its lock (the shape of an
+ * allocator's, a logger's or a registry's callbacks in the reports of docs/native-locks.md) and the
+ * fixed way, which calls back after letting go. Loaded with ctypes.CDLL, whose calls release the GIL;
+ * a callback made with ctypes.CFUNCTYPE takes it again. */
+#include <pthread.h>
+
+#define EXPORTED __attribute__((visibility("default")))
+
+typedef void (*native_callback)(void);
+
+static pthread_mutex_t registry_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_rwlock_t table_lock = PTHREAD_RWLOCK_INITIALIZER;
+static long registry_entries;
+static long table_rows;
+
+/* Calls `callback` with the registry's mutex held: a callback that waits for another thread which
+ * needs the registry never returns. */
+EXPORTED void registry_call_locked(native_callback callback) {
+  pthread_mutex_lock(&registry_lock);
+  ++registry_entries;
+  callback();
+  pthread_mutex_unlock(&registry_lock);
+}
+
+/* The fix: the registry's work under the mutex, the callback after it is released. */
+EXPORTED void registry_call_unlocked(native_callback callback) {
+  pthread_mutex_lock(&registry_lock);
+  ++registry_entries;
+  pthread_mutex_unlock(&registry_lock);
+  callback();
+}
+
+/* What a host function calls into: takes the registry's mutex for a moment. */
+EXPORTED long registry_count(void) {
+  pthread_mutex_lock(&registry_lock);
+  const long entries = registry_entries;
+  pthread_mutex_unlock(&registry_lock);
+  return entries;
+}
+
+/* Calls `callback` while writing the table (its rwlock held to write). */
+EXPORTED void table_call_writing(native_callback callback) {
+  pthread_rwlock_wrlock(&table_lock);
+  ++table_rows;
+  callback();
+  pthread_rwlock_unlock(&table_lock);
+}
+
+/* The fix: the write done, then the callback. */
+EXPORTED void table_call_after_writing(native_callback callback) {
+  pthread_rwlock_wrlock(&table_lock);
+  ++table_rows;
+  pthread_rwlock_unlock(&table_lock);
+  callback();
+}
+
+/* A reader: takes the table's rwlock to read for a moment. */
+EXPORTED long table_row_count(void) {
+  pthread_rwlock_rdlock(&table_lock);
+  const long rows = table_rows;
+  pthread_rwlock_unlock(&table_lock);
+  return rows;
+}
