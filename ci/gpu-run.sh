@@ -137,21 +137,20 @@ for step in "${steps[@]}"; do
       python3 "$root/tests/runner/check_parity.py" --table "$out/native-sim.json" "$out/native-real.json" \
         >"$out/native-parity.md" 2>>"$log"
       app=$root/tests/nativelocks/torch_empty_cache_app.py
-      "$build/bin/gilsan" run --driver real --timeout 120 --report full -o "$out/torch-empty-cache-report.txt" \
-        --dot "$out/torch-empty-cache.dot" -- /opt/torch/.venv/bin/python "$app" >>"$log" 2>&1
-      echo "torch program: exit $?" >>"$log"
-      "$build/bin/gilsan" run --driver real --timeout 120 -- /opt/torch/.venv/bin/python "$app" --synchronize-first \
-        >>"$log" 2>&1
-      echo "torch program, synchronized first: exit $?" >>"$log"
-      "$build/bin/gilsan" run --driver real --timeout 120 --native-locks off --report full \
-        -o "$out/torch-empty-cache-report-no-native-locks.txt" -- /opt/torch/.venv/bin/python "$app" >>"$log" 2>&1
-      echo "torch program, --native-locks off: exit $?" >>"$log"
+      for mode in free event; do
+        "$build/bin/gilsan" run --driver real --timeout 120 --report full -o "$out/torch-$mode-report.txt" \
+          -- /opt/torch/.venv/bin/python "$app" "$mode" >>"$log" 2>&1
+        echo "torch program, $mode: exit $?" >>"$log"
+        "$build/bin/gilsan" run --driver real --timeout 120 -- /opt/torch/.venv/bin/python "$app" "$mode" \
+          --synchronize-first >>"$log" 2>&1
+        echo "torch program, $mode, synchronized first: exit $?" >>"$log"
+      done
       if [[ -x $build/bin/gilsan_native_lock_bench ]]; then
         python3 "$root/tests/nativelocks/native_lock_ratios.py" --run "$build/bin/gilsan_native_lock_bench" \
           --preload "$build/harness/nativelocks/libgilsan_native_locks.so" --repetitions 10 --min-time 0.2 \
           >"$out/native-lock-bench.md" 2>>"$log"
       fi
-      /opt/torch/.venv/bin/python -m pip list 2>/dev/null | grep -iE "^(cupy|cuda|numba|numpy|torch) " >"$out/packages.txt" ;;
+      /opt/torch/.venv/bin/python -m pip list 2>/dev/null | grep -iE "^(cupy|cuda|numba|numpy|torch)" >"$out/packages.txt" ;;
     program)
       # `gilsan run -- COMMAND` on an unmodified CuPy program that hangs, and on the same program fixed.
       app=$root/tests/runner/data/programs/cupy_inversion_app.py

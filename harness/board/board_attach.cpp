@@ -25,8 +25,10 @@ std::atomic<Board*> g_board{nullptr};
 
 // PyGILState_Check and Py_IsInitialized, found in the process when Python is loaded.
 using PyIntFunction = int (*)();
+using PyPointerFunction = void* (*)();
 std::atomic<PyIntFunction> g_gil_check{nullptr};
 std::atomic<PyIntFunction> g_python_initialized{nullptr};
+std::atomic<PyPointerFunction> g_this_thread_state{nullptr};
 
 // Owned by the thread; reset by a fork because the child's thread is not the parent's. Initial-exec:
 // the writer is linked into dlopen'd libraries (the simulated driver, the injection library), where a
@@ -97,6 +99,8 @@ Board* map_board(const char* path) {
 void look_up_python() {
   auto initialized = reinterpret_cast<PyIntFunction>(::dlsym(RTLD_DEFAULT, "Py_IsInitialized"));
   auto check = reinterpret_cast<PyIntFunction>(::dlsym(RTLD_DEFAULT, "PyGILState_Check"));
+  g_this_thread_state.store(reinterpret_cast<PyPointerFunction>(::dlsym(RTLD_DEFAULT, "PyGILState_GetThisThreadState")),
+                            std::memory_order_relaxed);
   if (initialized != nullptr && check != nullptr) {
     g_python_initialized.store(initialized, std::memory_order_relaxed);
     g_gil_check.store(check, std::memory_order_release);
@@ -199,6 +203,13 @@ GilState probe_gil_state() {
   PyIntFunction initialized = g_python_initialized.load(std::memory_order_relaxed);
   if (initialized() == 0) return GilState::Unknown;
   return check() != 0 ? GilState::Holds : GilState::Released;
+}
+
+GilState sample_gil_state() {
+  PyPointerFunction this_thread_state = g_this_thread_state.load(std::memory_order_relaxed);
+  if (this_thread_state == nullptr || g_gil_check.load(std::memory_order_acquire) == nullptr) return GilState::Unknown;
+  if (g_python_initialized.load(std::memory_order_relaxed)() == 0 || this_thread_state() == nullptr) return GilState::Unknown;
+  return probe_gil_state();
 }
 
 }  // namespace gilsan::board::detail

@@ -173,6 +173,10 @@ struct alignas(64) ThreadSlot {
   std::atomic<std::uint64_t> stack_answer;  // the header's stack_request this stack answers
   std::atomic<std::int32_t> stack_signal;   // the signal whose handler wrote it
   std::atomic<std::uint32_t> frame_count;
+  // The GIL as the interpreter had it when the stack was sampled (GilState; Unknown for a thread with
+  // no Python thread state, a crash's stack, or no interpreter): the truth a report shows, where
+  // gil_state is only what our own code said last.
+  std::atomic<std::uint32_t> stack_gil;
   std::atomic<std::uint64_t> frames[kMaxFrames];  // frames[0] is the interrupted instruction
 };
 

@@ -87,6 +87,7 @@ std::optional<ThreadRecord> read_slot(const ThreadSlot& slot) {
     for (std::size_t i = 0; i < count; ++i) record.frames.push_back(slot.frames[i].load(kAcquire));
     record.stack_signal = slot.stack_signal.load(kAcquire);
     record.stack_answer = slot.stack_answer.load(kAcquire);
+    record.gil_at_stack = static_cast<GilState>(slot.stack_gil.load(kAcquire));
   });
   for (std::size_t i = 0; i < kProgressKinds; ++i) record.progress[i] = slot.progress[i].load(kAcquire);
   record.consistent = state_ok && stack_ok;

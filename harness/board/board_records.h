@@ -63,6 +63,7 @@ struct ThreadRecord {
   std::vector<std::uint64_t> frames;
   int stack_signal = 0;
   std::uint64_t stack_answer = 0;
+  GilState gil_at_stack = GilState::Unknown;  // the interpreter's word when the stack was sampled
   // False when the seqlock never settled within the reader's retries (a thread writing nonstop).
   bool consistent = true;
 };

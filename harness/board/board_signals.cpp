@@ -46,7 +46,7 @@ void stack_sampler_handler(int signal_number, siginfo_t*, void* ucontext) {
     ThreadSlot* slot = detail::slot_for_thread(*mapped, detail::current_tid());
     if (slot != nullptr) {
       std::uint64_t request = mapped->header.stack_request.load(std::memory_order_acquire);
-      detail::write_native_stack(*slot, signal_number, ucontext, request);
+      detail::write_native_stack(*slot, signal_number, ucontext, request, detail::sample_gil_state());
     }
   }
   errno = saved_errno;
@@ -72,7 +72,7 @@ void crash_handler(int signal_number, siginfo_t* info, void* ucontext) {
       auto address = info != nullptr ? reinterpret_cast<std::uintptr_t>(info->si_addr) : 0;
       header.crash_address.store(address, std::memory_order_relaxed);
       ThreadSlot* slot = detail::slot_for_thread(*mapped, tid);
-      if (slot != nullptr) detail::write_native_stack(*slot, signal_number, ucontext, 0);
+      if (slot != nullptr) detail::write_native_stack(*slot, signal_number, ucontext, 0, GilState::Unknown);
       header.crash_signal.store(signal_number, std::memory_order_release);
       wait_for_parent(header);
     }
@@ -102,7 +102,7 @@ void give_thread_an_alternate_stack() {
 
 namespace detail {
 
-void write_native_stack(ThreadSlot& slot, int signal_number, void* ucontext, std::uint64_t answer) {
+void write_native_stack(ThreadSlot& slot, int signal_number, void* ucontext, std::uint64_t answer, GilState gil) {
   constexpr int kExtra = 16;  // room for the handler's own frames, which we skip
   void* addresses[kMaxFrames + kExtra];
   int count = ::backtrace(addresses, static_cast<int>(kMaxFrames + kExtra));
@@ -125,6 +125,7 @@ void write_native_stack(ThreadSlot& slot, int signal_number, void* ucontext, std
   slot.frame_count.store(stored, kPublish);
   slot.stack_signal.store(signal_number, kPublish);
   slot.stack_answer.store(answer, kPublish);
+  slot.stack_gil.store(static_cast<std::uint32_t>(gil), kPublish);
   slot.stack_seq.store(before + 2, std::memory_order_release);
 }
 

@@ -36,6 +36,11 @@ std::uint64_t now_ns();
 // The GIL state of the calling thread as PyGILState_Check reports it, when a Python runtime is
 // initialized in this process; Unknown otherwise.
 GilState probe_gil_state();
+// The same, for a stack sample's signal handler: Unknown for a thread that has no Python thread state
+// (a native thread never attached), and otherwise what the interpreter says, whatever our own writes
+// said last. It reads only the interpreter's thread-local and global state (PyGILState_GetThisThreadState,
+// PyGILState_Check), so it is safe where the sampler's signal arrives.
+GilState sample_gil_state();
 
 // Holds a slot's seqlock odd for the lifetime of the object. Only the slot's owning thread writes
 // its state, so no compare-and-swap is needed.
@@ -94,6 +99,8 @@ void forget_text_sources(ThreadSlot& slot);
 
 // Writes the frames of the current signal context into `slot`'s stack area (async-signal-safe
 // provided backtrace() was warmed up; see docs/watchdog.md).
-void write_native_stack(ThreadSlot& slot, int signal_number, void* ucontext, std::uint64_t answer);
+// `gil`: the GIL state to store with it (sample_gil_state() for a sample; Unknown for a crash, whose
+// interpreter state may be what crashed).
+void write_native_stack(ThreadSlot& slot, int signal_number, void* ucontext, std::uint64_t answer, GilState gil);
 
 }  // namespace gilsan::board::detail

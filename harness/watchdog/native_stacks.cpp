@@ -37,6 +37,7 @@ NativeStackRound sample_native_stacks(pid_t pid, board::BoardReader& reader, con
     for (const board::ThreadRecord& record : reader.threads()) {
       if (waiting.count(record.tid) != 0 && record.stack_answer == request && record.consistent) {
         round.stacks[record.tid] = record.frames;
+        round.gil[record.tid] = record.gil_at_stack;
         waiting.erase(record.tid);
       }
     }

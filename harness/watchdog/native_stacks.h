@@ -18,6 +18,7 @@ namespace gilsan::watchdog {
 struct NativeStackRound {
   std::map<int, std::vector<std::uint64_t>> stacks;  // tid -> raw frames (frames[0] interrupted pc)
   std::map<int, std::string> missing;                // tid -> why there is no stack
+  std::map<int, board::GilState> gil;                // tid -> the GIL as the interpreter had it then
 };
 
 // Signals every thread in `tids` except `skip_tid` (a crashing thread, whose crash stack is already on

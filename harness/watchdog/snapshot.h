@@ -52,6 +52,9 @@ struct ThreadSnapshot {
   std::optional<ProcThreadState> proc;       // absent: the thread no longer exists
   std::optional<board::ThreadRecord> board;  // absent: the thread never wrote the board
   std::vector<NativeFrame> native_stack;     // innermost first
+  // The GIL as the interpreter had it when this snapshot sampled the thread's stack (Unknown: no
+  // sample, or no Python thread state on the thread).
+  board::GilState gil_at_snapshot = board::GilState::Unknown;
   std::string native_stack_note;             // why the stack is missing or partial
   std::optional<std::vector<PythonFrame>> python_stack;  // innermost first
   // The native lock the board says the thread waits for, named from its addresses: the variable (or

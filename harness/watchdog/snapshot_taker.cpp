@@ -105,6 +105,7 @@ Snapshot take_snapshot(pid_t pid, board::BoardReader& reader, Symbolizer& symbol
   add_proc_and_board(snapshot, tids, proc_states, reader.read());
   for (ThreadSnapshot& thread : snapshot.threads) {
     const int tid = thread.tid;
+    if (auto gil = native.gil.find(tid); gil != native.gil.end()) thread.gil_at_snapshot = gil->second;
     if (auto found = native_frames.find(tid); found != native_frames.end()) {
       thread.native_stack = std::move(found->second);
     } else if (crash && crash->tid == tid && thread.board) {

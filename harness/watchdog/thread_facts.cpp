@@ -29,10 +29,13 @@ std::string describe_role(const ThreadFacts& facts, const ThreadSnapshot& thread
   return comm.empty() ? "native thread" : "native thread '" + comm + "'";
 }
 
-GilFact derive_gil(const board::ThreadRecord* record, const NativeWait& wait) {
+GilFact derive_gil(const board::ThreadRecord* record, const NativeWait& wait, GilState at_snapshot) {
   // A trampoline that says it waits is confirmed by the frames, not inferred from them.
   if (record != nullptr && record->gil_state == GilState::Waiting) return {GilState::Waiting, false, "board"};
   if (wait.kind == NativeWait::Kind::Gil) return {GilState::Waiting, true, "native frame " + wait.frame};
+  // The interpreter's own word, taken when the snapshot sampled the thread: a thread inside a lock
+  // acquire, a sleep, I/O or a C call that let the GIL go does not hold it, whatever our code wrote last.
+  if (at_snapshot != GilState::Unknown) return {at_snapshot, false, "interpreter at the snapshot"};
   if (record == nullptr) return {};
   if (!record->calls.empty()) {
     const board::CallRecord& call = record->calls.back();
@@ -92,7 +95,7 @@ ThreadFacts derive_thread(const ThreadSnapshot& thread, std::vector<std::string>
   }
   facts.python_thread = thread.python_stack.has_value() || facts.role == Role::Main || facts.role == Role::Python;
   facts.driver_thread = facts.role == Role::DriverCallback || frames_show_driver_thread(thread.native_stack);
-  facts.gil = derive_gil(record, facts.native_wait);
+  facts.gil = derive_gil(record, facts.native_wait, thread.gil_at_snapshot);
 
   if (!facts.call && facts.native_wait.kind == NativeWait::Kind::DriverCall) {
     facts.call = CallFact{normalize_entry_point(facts.native_wait.frame), 0, 0, 0, false, true, 0};

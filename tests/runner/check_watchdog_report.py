@@ -20,7 +20,8 @@ The command must write its JSON run report to FILE (pass `--report json -o FILE`
   --finalizing             the report says the interpreter is finalizing
   --inferred TEXT          one of the report's inferred facts contains TEXT
   --lock-held-by ROLE      the cycle goes from a lock to the thread of that role that holds it, as the
-                           board recorded it (not inferred), and that thread's slot lists the lock
+                           board recorded it (not inferred): that thread's slot lists the lock, or for a
+                           native lock, its waiter's record names that thread as the holder
   --lock-name TEXT         the cycle's lock node has a label containing TEXT
   --crash-signal NAME      crash record's signal, e.g. SIGSEGV
   --crash-python-frame F   the crashing thread's Python stack has function F
@@ -188,11 +189,17 @@ def main(argv):
                 and nodes[edge["to"]]["tid"] in threads and role_token(threads[nodes[edge["to"]]["tid"]]["role"]) == role]
         if not held:
             fail(f"no edge of the cycle says a lock is held by the {role} thread: {lock_edges}")
-        if any(edge["inferred"] or edge["evidence"] != "board" for edge in held):
+        if any(edge["inferred"] or not edge["evidence"].startswith("board") for edge in held):
             fail(f"the lock's holder is inferred, not recorded: {held}")
         holder = threads[nodes[held[0]["to"]]["tid"]]
         lock_id = nodes[held[0]["from"]]["id"].split(":", 1)[1]
-        if not any(lock["id"] == lock_id for lock in holder.get("held_locks") or []):
+        native_waits = [thread["waiting_lock"] for thread in threads.values()
+                        if (thread.get("waiting_lock") or {}).get("id") == lock_id
+                        and thread["waiting_lock"].get("kind", "python") != "python"]
+        if native_waits:
+            if not any(wait.get("holder_tid") == holder["tid"] for wait in native_waits):
+                fail(f"no waiter of native lock {lock_id} names the {role} thread as its holder: {native_waits}")
+        elif not any(lock["id"] == lock_id for lock in holder.get("held_locks") or []):
             fail(f"the {role} thread's slot does not list lock {lock_id}: {holder.get('held_locks')}")
     if "lock-name" in checks:
         labels = [nodes[edge["from"]]["label"] for edge in lock_edges]
