@@ -41,3 +41,7 @@ GILSAN_LOCK_HOOK void gilsan_lock_released(unsigned long long lock) {
 GILSAN_LOCK_HOOK void gilsan_lock_destroyed(unsigned long long lock) {
   gilsan::checkers::python_lock_destroyed(python_lock_sanitizer(), lock);
 }
+GILSAN_LOCK_HOOK void gilsan_lock_notification_wait_begin(unsigned long long object, const char* name) {
+  gilsan::checkers::python_notification_wait_begin(object, name);
+}
+GILSAN_LOCK_HOOK void gilsan_lock_notification_wait_end() { gilsan::checkers::python_notification_wait_end(); }

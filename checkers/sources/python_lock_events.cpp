@@ -54,12 +54,12 @@ void python_lock_acquire_begin(Sanitizer* sanitizer, unsigned long long lock, co
 }
 
 void python_lock_acquired(unsigned long long lock, const char* name) {
-  board::end_lock_wait();
+  board::end_lock_wait_for(lock);
   board::note_lock_acquired(lock, board_name(name));
 }
 
 void python_lock_acquire_failed(Sanitizer* sanitizer, unsigned long long lock) {
-  board::end_lock_wait();
+  board::end_lock_wait_for(lock);
   // The core has no "acquire abandoned" event; since the begin made this thread hold the lock, a
   // release takes exactly that hold back (the edges drawn stay: the thread did wait).
   feed(sanitizer, [&](Sanitizer& core) { core.lock_release(current_thread_id(), lock); });
@@ -75,5 +75,11 @@ void python_lock_released(Sanitizer* sanitizer, unsigned long long lock) {
 void python_lock_destroyed(Sanitizer* sanitizer, unsigned long long lock) {
   feed(sanitizer, [&](Sanitizer& core) { core.lock_destroyed(lock); });
 }
+
+void python_notification_wait_begin(unsigned long long object, const char* name) {
+  board::begin_notification_wait(object, board_name(name));
+}
+
+void python_notification_wait_end() { board::end_lock_wait(); }
 
 }  // namespace gilsan::checkers

@@ -1,5 +1,5 @@
 /* The C ABI through which traced Python locks (checkers/sources/python_lock_tracing.py) report
- * what they do. A front end that runs a Sanitizer and/or writes the board exports these five
+ * what they do. A front end that runs a Sanitizer and/or writes the board exports these seven
  * functions with default visibility; the Python side finds them by name (a ctypes handle of the
  * library, or a builtin module with functions of the same names):
  *   - the scenario child of `gilsan run`: the `gilsan` executable (ENABLE_EXPORTS),
@@ -42,6 +42,13 @@ void gilsan_lock_released(unsigned long long lock);
 
 /* The lock is gone (or was re-initialized after fork): its id may be reused by a new lock. */
 void gilsan_lock_destroyed(unsigned long long lock);
+
+/* About to wait for a notification: threading.Condition.wait, which Event, Semaphore, Barrier,
+ * queue.Queue and concurrent.futures.Future wait through. `object` is the Condition's id, `name` what
+ * it belongs to and where it was made ("Event at app.py:12"). Not a lock: nobody holds it, some thread
+ * may notify it (docs/native-locks.md, "Notifications"). Then, once the wait ended however it ended: */
+void gilsan_lock_notification_wait_begin(unsigned long long object, const char* name);
+void gilsan_lock_notification_wait_end(void);
 
 #ifdef __cplusplus
 }

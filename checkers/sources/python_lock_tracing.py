@@ -1,11 +1,15 @@
-"""Traced threading.Lock and threading.RLock: Python locks as an event source of gilsan.
+"""Traced threading.Lock, threading.RLock and threading.Condition: Python locks as an event source of
+gilsan, and waits for a notification as what they are.
 
 A thread that holds a threading.Lock while it synchronizes a stream whose host function needs that
 lock deadlocks (user-lock-inversion). Without this module the sanitizer cannot see the lock, and the
 watchdog can only guess who holds it. install() replaces threading.Lock and threading.RLock with
-classes that behave the same and report every acquire and release to five C functions
+classes that behave the same and report every acquire and release to C functions
 (checkers/sources/python_lock_hooks.h); Condition, Event, Semaphore, Barrier and queue.Queue build
-their locks through those names, so theirs are traced too. docs/sanitizer.md, "Python locks".
+their locks through those names, so theirs are traced too. docs/sanitizer.md, "Python locks". It also
+replaces threading.Condition with a subclass whose wait() says, for as long as it waits, that the thread
+waits for a notification and of what ("Event at app.py:12"): Event, Semaphore, Barrier, queue.Queue and
+concurrent.futures.Future all wait through it (docs/native-locks.md, "Notifications").
 
 The same source serves every front end; it only needs an object whose attributes are the five
 functions, by their C names:
@@ -25,11 +29,13 @@ FUNCTION_NAMES = (
     "gilsan_lock_acquire_failed",
     "gilsan_lock_released",
     "gilsan_lock_destroyed",
+    "gilsan_lock_notification_wait_begin",
+    "gilsan_lock_notification_wait_end",
 )
 
 # Modules whose frames only pass a lock on: a lock's name is the first frame outside them (the
 # scenario's `queue.Queue()`, not queue.py's `threading.Lock()`).
-_LOCK_MAKERS = frozenset({"threading", "queue", __name__})
+_LOCK_MAKERS = frozenset({"threading", "queue", "concurrent.futures._base", "concurrent.futures.thread", __name__})
 
 
 def functions_from_library(library):
@@ -48,6 +54,8 @@ def functions_from_library(library):
         "gilsan_lock_acquire_failed": (lock,),
         "gilsan_lock_released": (lock,),
         "gilsan_lock_destroyed": (lock,),
+        "gilsan_lock_notification_wait_begin": (lock, name),
+        "gilsan_lock_notification_wait_end": (),
     }
     functions = {}
     for function_name, argument_types in signatures.items():
@@ -66,7 +74,8 @@ def creation_name(kind, depth=2):
     frame = sys._getframe(depth)
     maker = None
     while frame is not None and frame.f_globals.get("__name__") in _LOCK_MAKERS:
-        maker = frame.f_code
+        if frame.f_globals.get("__name__") != __name__:  # the tracing's own Condition is no maker
+            maker = frame.f_code
         frame = frame.f_back
     if frame is None:
         return kind.encode()
@@ -75,6 +84,22 @@ def creation_name(kind, depth=2):
         return f"{kind} at {site}".encode("utf-8", "replace")
     owner = getattr(maker, "co_qualname", maker.co_name).partition(".")[0]
     return f"{kind} of {owner} at {site}".encode("utf-8", "replace")
+
+
+def awaited_name(depth=2):
+    """'Event at app.py:12': what the waiters of a Condition made now wait for (the innermost class of
+    the standard library that made it: Event, Queue, Future, Barrier, Semaphore; else Condition) and
+    where the program made that. `depth` as creation_name's."""
+    frame = sys._getframe(depth)
+    owner = None
+    while frame is not None and frame.f_globals.get("__name__") in _LOCK_MAKERS:
+        if owner is None:
+            owner = getattr(frame.f_code, "co_qualname", frame.f_code.co_name).partition(".")[0]
+        frame = frame.f_back
+    kind = owner or "Condition"
+    if frame is None:
+        return kind.encode()
+    return f"{kind} at {frame.f_code.co_filename.rpartition('/')[2]}:{frame.f_lineno}".encode("utf-8", "replace")
 
 
 def lock_classes(functions):
@@ -236,8 +261,31 @@ def lock_classes(functions):
     return Lock, RLock
 
 
+def condition_class(functions):
+    """A threading.Condition whose wait() reports the wait for a notification to `functions`."""
+    begin = functions.gilsan_lock_notification_wait_begin
+    end = functions.gilsan_lock_notification_wait_end
+
+    class Condition(threading.Condition):
+        """threading.Condition, saying to gilsan what its waiters wait for."""
+
+        def __init__(self, lock=None):
+            super().__init__(lock)
+            self._gilsan_name = awaited_name()
+
+        def wait(self, timeout=None):
+            begin(id(self), self._gilsan_name)
+            try:
+                return super().wait(timeout)
+            finally:
+                end()
+
+    return Condition
+
+
 def install(functions):
-    """Replaces threading.Lock and threading.RLock with classes reporting to `functions`.
+    """Replaces threading.Lock, threading.RLock and threading.Condition with classes reporting to
+    `functions`.
 
     Call once, before the program makes the locks that matter. Returns the (Lock, RLock) classes.
     """
@@ -246,4 +294,5 @@ def install(functions):
         raise AttributeError(f"lock hooks lack {', '.join(missing)}")
     classes = lock_classes(functions)
     threading.Lock, threading.RLock = classes
+    threading.Condition = condition_class(functions)
     return classes

@@ -52,6 +52,9 @@ enum class LockKind : std::uint32_t {
   NativeMutex = 1,     // pthread_mutex_t (std::mutex and friends)
   NativeWriteLock = 2,  // pthread_rwlock_t, taken to write
   NativeReadLock = 3,   // pthread_rwlock_t, taken to read
+  // Not a lock: a wait for some thread to notify (threading.Condition.wait, and what waits through it:
+  // Event, Semaphore, Barrier, queue.Queue, concurrent.futures.Future). Nobody holds it.
+  Notification = 4,
 };
 
 // Kinds of progress. Each has a global counter in the header and a per-thread one in the slot.
@@ -134,7 +137,7 @@ struct HostFunctionSlot {
 
 struct LockSlot {
   std::atomic<std::uint64_t> id;  // any stable identity, e.g. the lock's address
-  PackedText<4> name;
+  PackedText<8> name;  // "Lock at app.py:12", "Event at app.py:12": room for a long file name
   std::atomic<std::uint64_t> since_ns;
   std::atomic<std::uint32_t> kind;  // LockKind
   // Who holds it, as the lock itself says (a native mutex's owner field, read by the waiter); 0 when
@@ -289,6 +292,7 @@ inline const char* to_string(LockKind kind) {
     case LockKind::NativeMutex: return "native-mutex";
     case LockKind::NativeWriteLock: return "native-write-lock";
     case LockKind::NativeReadLock: return "native-read-lock";
+    case LockKind::Notification: return "notification";
   }
   return "invalid";
 }

@@ -40,7 +40,7 @@ struct LockRecord {
   int holder_tid = 0;  // as the lock says (native locks); 0 unknown
   std::uint64_t call_site = 0;
 
-  bool native() const { return kind != LockKind::Python; }
+  bool native() const { return kind == LockKind::NativeMutex || kind == LockKind::NativeWriteLock || kind == LockKind::NativeReadLock; }
 };
 
 using ProgressCounters = std::array<std::uint64_t, kProgressKinds>;

@@ -141,6 +141,14 @@ void begin_native_lock_wait(std::uint64_t lock_id, LockKind kind, int holder_tid
   slot->waiting_for_lock.store(1, detail::kPublish);
 }
 
+void begin_notification_wait(std::uint64_t object_id, const char* name) {
+  ThreadSlot* slot = detail::my_slot();
+  if (slot == nullptr) return;
+  SlotWrite write(*slot);
+  store_lock(slot->waiting_lock, object_id, name, detail::now_ns(), LockKind::Notification);
+  slot->waiting_for_lock.store(1, detail::kPublish);
+}
+
 void note_lock_wait_holder(int holder_tid) {
   ThreadSlot* slot = detail::my_slot();
   if (slot == nullptr || slot->waiting_lock.holder_tid.load(kRelaxed) == holder_tid) return;
@@ -151,6 +159,14 @@ void note_lock_wait_holder(int holder_tid) {
 void end_lock_wait() {
   ThreadSlot* slot = detail::my_slot();
   if (slot == nullptr) return;
+  SlotWrite write(*slot);
+  slot->waiting_for_lock.store(0, detail::kPublish);
+}
+
+void end_lock_wait_for(std::uint64_t lock_id) {
+  ThreadSlot* slot = detail::my_slot();
+  if (slot == nullptr || slot->waiting_for_lock.load(kRelaxed) == 0 || slot->waiting_lock.id.load(kRelaxed) != lock_id)
+    return;
   SlotWrite write(*slot);
   slot->waiting_for_lock.store(0, detail::kPublish);
 }

@@ -84,9 +84,14 @@ void begin_lock_wait(std::uint64_t lock_id, const char* name);
 // A native lock (harness/nativelocks): its address, what it is, its holder as the lock says (0 when it
 // does not) and where the caller asked for it. Unnamed: the watchdog names it from the address.
 void begin_native_lock_wait(std::uint64_t lock_id, LockKind kind, int holder_tid, std::uint64_t call_site);
+// A wait for a notification (LockKind::Notification), of the object `object_id` named `name`.
+void begin_notification_wait(std::uint64_t object_id, const char* name);
 // The holder changed while the thread waited (another waiter got the lock first).
 void note_lock_wait_holder(int holder_tid);
 void end_lock_wait();
+// Ends the thread's wait only if it is for `lock_id`: a try-lock that fails inside a wait for a
+// notification (Condition.wait asks whether its lock is held that way) must not end that wait.
+void end_lock_wait_for(std::uint64_t lock_id);
 void note_lock_acquired(std::uint64_t lock_id, const char* name);
 void note_lock_released(std::uint64_t lock_id);
 

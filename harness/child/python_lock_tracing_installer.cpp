@@ -72,6 +72,22 @@ PyObject* lock_only(PyObject*, PyObject* const* args, Py_ssize_t count) {
   Py_RETURN_NONE;
 }
 
+PyObject* notification_wait_begin(PyObject*, PyObject* const* args, Py_ssize_t count) {
+  unsigned long long object = 0;
+  const char* name = nullptr;
+  if (!arguments("gilsan_lock_notification_wait_begin", count, 2) || !lock_id(args[0], object) ||
+      !lock_name(args[1], name))
+    return nullptr;
+  gilsan_lock_notification_wait_begin(object, name);
+  Py_RETURN_NONE;
+}
+
+PyObject* notification_wait_end(PyObject*, PyObject* const*, Py_ssize_t count) {
+  if (!arguments("gilsan_lock_notification_wait_end", count, 0)) return nullptr;
+  gilsan_lock_notification_wait_end();
+  Py_RETURN_NONE;
+}
+
 template <typename Function>
 PyCFunction fastcall(Function function) {
   // The documented way to store a METH_FASTCALL function in a PyMethodDef; through void(*)() so that
@@ -87,6 +103,9 @@ PyMethodDef hook_methods[] = {
     {"gilsan_lock_released", fastcall(lock_only<gilsan_lock_released>), METH_FASTCALL, "(lock): about to release it"},
     {"gilsan_lock_destroyed", fastcall(lock_only<gilsan_lock_destroyed>), METH_FASTCALL,
      "(lock): gone; its id may be reused"},
+    {"gilsan_lock_notification_wait_begin", fastcall(notification_wait_begin), METH_FASTCALL,
+     "(object, name): about to wait for a notification of a Condition"},
+    {"gilsan_lock_notification_wait_end", fastcall(notification_wait_end), METH_FASTCALL, "(): the wait ended"},
     {nullptr, nullptr, 0, nullptr},
 };
 

@@ -33,6 +33,10 @@ GILSAN_LOCK_HOOK void gilsan_lock_released(unsigned long long lock) {
 GILSAN_LOCK_HOOK void gilsan_lock_destroyed(unsigned long long lock) {
   gilsan::checkers::python_lock_destroyed(gilsan::scenario_sanitizer_instance(), lock);
 }
+GILSAN_LOCK_HOOK void gilsan_lock_notification_wait_begin(unsigned long long object, const char* name) {
+  gilsan::checkers::python_notification_wait_begin(object, name);
+}
+GILSAN_LOCK_HOOK void gilsan_lock_notification_wait_end() { gilsan::checkers::python_notification_wait_end(); }
 
 #else  // a build without the checkers: the board alone (names kept whole there)
 
@@ -40,11 +44,15 @@ GILSAN_LOCK_HOOK void gilsan_lock_acquire_begin(unsigned long long lock, const c
   if (blocking != 0) gilsan::board::begin_lock_wait(lock, name);
 }
 GILSAN_LOCK_HOOK void gilsan_lock_acquired(unsigned long long lock, const char* name) {
-  gilsan::board::end_lock_wait();
+  gilsan::board::end_lock_wait_for(lock);
   gilsan::board::note_lock_acquired(lock, name);
 }
-GILSAN_LOCK_HOOK void gilsan_lock_acquire_failed(unsigned long long) { gilsan::board::end_lock_wait(); }
+GILSAN_LOCK_HOOK void gilsan_lock_acquire_failed(unsigned long long lock) { gilsan::board::end_lock_wait_for(lock); }
 GILSAN_LOCK_HOOK void gilsan_lock_released(unsigned long long lock) { gilsan::board::note_lock_released(lock); }
 GILSAN_LOCK_HOOK void gilsan_lock_destroyed(unsigned long long) {}
+GILSAN_LOCK_HOOK void gilsan_lock_notification_wait_begin(unsigned long long object, const char* name) {
+  gilsan::board::begin_notification_wait(object, name);
+}
+GILSAN_LOCK_HOOK void gilsan_lock_notification_wait_end() { gilsan::board::end_lock_wait(); }
 
 #endif

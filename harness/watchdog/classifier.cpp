@@ -127,6 +127,7 @@ DeadlockClass class_of_cycle(const std::vector<WaitEdge>& cycle, const WaitForGr
                              const SnapshotFacts& facts) {
   std::set<NodeKind> kinds;
   std::set<int> threads;
+  std::set<int> notifiers;  // threads the cycle reaches as the giver of a notification another awaits
   bool thread_to_thread = false;  // a driver wait whose stream was unknown, straight to a host function
   bool parked = false;
   for (const WaitEdge& edge : cycle) {
@@ -137,9 +138,15 @@ DeadlockClass class_of_cycle(const std::vector<WaitEdge>& cycle, const WaitForGr
       threads.insert(from->tid);
       const ThreadFacts* thread = facts.find(from->tid);
       parked |= thread != nullptr && thread->native_wait.kind == NativeWait::Kind::FinalizationHang;
-      thread_to_thread |= to->kind == NodeKind::thread;
+      const bool notification = edge.evidence == kNotificationWait;
+      thread_to_thread |= to->kind == NodeKind::thread && !notification;
+      if (notification) notifiers.insert(to->tid);
     }
   }
+  // A thread that waits for a notification waits, through its notifier, for whatever the notifier
+  // waits for: a host function that awaits a thread which waits in the driver for that host function's
+  // own work waits for itself.
+  for (int notifier : notifiers) threads.erase(notifier);
   auto has = [&](NodeKind kind) { return kinds.count(kind) != 0; };
   bool through_driver = has(NodeKind::stream_completion) || has(NodeKind::event) || has(NodeKind::context_completion) ||
                         has(NodeKind::callback_thread) || has(NodeKind::host_function_lock) || thread_to_thread;

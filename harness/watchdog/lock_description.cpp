@@ -12,7 +12,8 @@ const char* what_native_lock_is(board::LockKind kind) {
     case board::LockKind::NativeMutex: return "native mutex";
     case board::LockKind::NativeWriteLock:
     case board::LockKind::NativeReadLock: return "native rwlock";
-    case board::LockKind::Python: break;
+    case board::LockKind::Python:
+    case board::LockKind::Notification: break;
   }
   return "lock";
 }
@@ -28,6 +29,7 @@ std::string owner_of_module(const std::string& module) {
 }
 
 std::string describe_lock(const board::LockRecord& lock, const ThreadSnapshot::NativeLockNames* names) {
+  if (lock.kind == board::LockKind::Notification) return lock.name.empty() ? "an object at " + hex(lock.id) : lock.name;
   if (!lock.native()) return lock.name.empty() ? hex(lock.id) : lock.name + " (" + hex(lock.id) + ")";
   std::string text = what_native_lock_is(lock.kind);
   if (names == nullptr) return text + " " + hex(lock.id);
@@ -44,6 +46,7 @@ const char* lock_wait_words(board::LockKind kind) {
   switch (kind) {
     case board::LockKind::NativeWriteLock: return "waits to write";
     case board::LockKind::NativeReadLock: return "waits to read";
+    case board::LockKind::Notification: return "waits for a notification of";
     case board::LockKind::Python:
     case board::LockKind::NativeMutex: break;
   }

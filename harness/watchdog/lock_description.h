@@ -11,9 +11,11 @@
 namespace gilsan::watchdog {
 
 // e.g. "registry (0x7f..)", "native mutex registry_lock in libfoo.so (0x7f..)", "native mutex
-// 0x5566.. (heap)"; `names` may be null (the snapshot did not name it).
+// 0x5566.. (heap)", for a notification what is awaited ("Event at app.py:12"); `names` may be null
+// (the snapshot did not name it).
 std::string describe_lock(const board::LockRecord& lock, const ThreadSnapshot::NativeLockNames* names);
-// "waits for", or for an rwlock "waits to read" / "waits to write".
+// "waits for", for an rwlock "waits to read" / "waits to write", for a notification "waits for a
+// notification of".
 const char* lock_wait_words(board::LockKind kind);
 // Where a native lock was asked for: "asked for in registry_count (libfoo.so)", and ", a lock of the
 // driver's own" when the driver or the interpreter asked; "" when unknown.

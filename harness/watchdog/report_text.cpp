@@ -121,7 +121,8 @@ void write_thread(std::ostream& out, const HangReport& report, const ThreadSnaps
     if (facts->waiting_lock) {
       const board::LockRecord& lock = *facts->waiting_lock;
       // "waits to read ..." -> "waiting to read ...", as the other lines of a thread say it.
-      out << "    waiting" << (lock.native() ? std::string(lock_wait_words(lock.kind)).substr(5) : std::string(" for lock"))
+      const bool plain_lock = lock.kind == board::LockKind::Python;
+      out << "    waiting" << (plain_lock ? std::string(" for lock") : std::string(lock_wait_words(lock.kind)).substr(5))
           << " " << facts->waiting_lock_label;
       if (!facts->waiting_lock_site.empty()) out << ", " << facts->waiting_lock_site;
       if (lock.native() && lock.holder_tid != 0) out << ", held by thread " << lock.holder_tid << " (as the lock says)";

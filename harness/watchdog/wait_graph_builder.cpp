@@ -85,7 +85,9 @@ class Builder {
            thread.gil.source);
     }
     if (thread.call) add_call_wait(thread, self);
-    if (thread.waiting_lock && !waits_inside_its_call(thread)) {
+    if (thread.waiting_lock && thread.waiting_lock->kind == board::LockKind::Notification) {
+      add_notification_wait(thread, self);
+    } else if (thread.waiting_lock && !waits_inside_its_call(thread)) {
       const board::LockRecord& lock = *thread.waiting_lock;
       const std::string name = (lock.native() ? "" : "lock ") + thread.waiting_lock_label;
       std::string id = resource_node(NodeKind::user_lock, id_of(NodeKind::user_lock, hex(lock.id)), name, lock.id);
@@ -321,6 +323,25 @@ class Builder {
       edge(node.id, thread_node(other), EdgeRelation::HeldBy,
            node.label + " may be held by " + other.label() + " (its holder is not recorded)", true,
            "elimination: a blocked thread other than the waiter");
+    }
+  }
+
+  // A wait for a notification has no holder: any live Python thread may give it. A thread that is
+  // itself blocked is the one a cycle can go through (a free thread may still notify, and then there is
+  // no deadlock), so each blocked Python thread is a candidate notifier, marked inferred and said as
+  // such, never as a holder.
+  void add_notification_wait(const ThreadFacts& thread, const std::string& self) {
+    const std::string& awaited = thread.waiting_lock_label;
+    for (const ThreadFacts& other : facts_.threads) {
+      if (other.tid == thread.tid || other.exited || !other.python_thread) continue;
+      const bool blocked = other.call || other.waiting_lock || other.gil.state == GilState::Waiting ||
+                           other.native_wait.kind == NativeWait::Kind::PythonLock ||
+                           other.native_wait.kind == NativeWait::Kind::NativeLock;
+      if (!blocked) continue;
+      edge(self, thread_node(other), EdgeRelation::WaitsFor,
+           thread.label() + " waits for a notification of " + awaited + ", which " + other.label() +
+               " may give: any live Python thread may, and this one is blocked",
+           true, std::string(kNotificationWait));
     }
   }
 

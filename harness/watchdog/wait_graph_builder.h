@@ -21,6 +21,8 @@ using DriverCallBlocksPredicate = std::function<bool(std::string_view entry_poin
 // The evidence of an edge the profile did not predict (a GIL holder inside a call the profile says
 // returns, while a host function of its context waits for the GIL), followed by the entry point.
 inline constexpr std::string_view kAgainstTheProfile = "against the driver profile: ";
+// The evidence of an edge from a thread waiting for a notification to a thread that may give it.
+inline constexpr std::string_view kNotificationWait = "board: notification wait; notifier: a blocked Python thread";
 
 WaitForGraph build_wait_for_graph(const Snapshot& snapshot, const SnapshotFacts& facts,
                                   const DriverCallBlocksPredicate& blocks_while_host_function_runs);

@@ -10,6 +10,7 @@ import os
 import queue
 import sys
 import threading
+import time
 import unittest
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -21,7 +22,7 @@ spec.loader.exec_module(tracing)
 
 
 class Recorder:
-    """Stands for the five C functions; keeps every call."""
+    """Stands for the seven C functions; keeps every call."""
 
     def __init__(self):
         self.calls = []
@@ -40,6 +41,12 @@ class Recorder:
 
     def gilsan_lock_destroyed(self, lock):
         self.calls.append(("destroyed", lock))
+
+    def gilsan_lock_notification_wait_begin(self, condition, name):
+        self.calls.append(("notification-wait", condition, name))
+
+    def gilsan_lock_notification_wait_end(self):
+        self.calls.append(("notification-wait-end", None))
 
     def of(self, lock):
         """What was said about `lock`, without its id and name: ("begin", 1), ("acquired",)..."""
@@ -199,6 +206,43 @@ class StandardLibraryTest(TracedTest):
         for thread in workers:
             thread.join()
         self.assertEqual(len(seen), 4)
+
+
+class NotificationTest(TracedTest):
+    def test_condition_wait_says_what_it_waits_for_until_it_ends(self):
+        ready = threading.Event()  # the event a worker sets
+        worker = threading.Thread(target=lambda: (time.sleep(0.05), ready.set()))
+        worker.start()
+        self.assertTrue(ready.wait(10))
+        worker.join()
+        name = f"Event at {THIS_FILE}:{line_of('# the event a worker sets')}".encode()
+        begin = ("notification-wait", id(ready._cond), name)
+        self.assertIn(begin, RECORDER.calls)
+        # Ended once, after the wait: the Condition's own try-lock (ownership check) is a lock event.
+        after = RECORDER.calls[RECORDER.calls.index(begin) + 1:]
+        self.assertIn(("notification-wait-end", None), after)
+
+    def test_each_waiter_of_the_standard_library_is_named_by_its_class(self):
+        import concurrent.futures
+        cases = {
+            b"Queue": lambda: queue.Queue(maxsize=1),  # made here
+            b"Future": concurrent.futures.Future,
+            b"Barrier": lambda: threading.Barrier(2),
+            b"Semaphore": lambda: threading.Semaphore(0),
+            b"Condition": threading.Condition,
+        }
+        for kind, make in cases.items():
+            made = make()
+            condition = {b"Queue": lambda: made.not_full, b"Future": lambda: made._condition,
+                         b"Barrier": lambda: made._cond, b"Semaphore": lambda: made._cond,
+                         b"Condition": lambda: made}[kind]()
+            self.assertIsInstance(condition, threading.Condition)
+            self.assertTrue(condition._gilsan_name.startswith(kind + b" at " + THIS_FILE.encode()),
+                            condition._gilsan_name)
+
+    def test_a_condition_made_by_the_tracing_names_its_rlock_after_condition(self):
+        condition = threading.Condition()
+        self.assertTrue(condition._lock._gilsan_name.startswith(b"RLock of Condition at"), condition._lock._gilsan_name)
 
 
 class InstallTest(TracedTest):
