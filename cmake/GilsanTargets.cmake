@@ -27,8 +27,15 @@ if(GILSAN_WARNINGS_AS_ERRORS)
 endif()
 
 function(gilsan_target_defaults target)
-  target_compile_options(${target} PRIVATE -Wall -Wextra ${_gilsan_werror} -Wno-missing-field-initializers ${_gilsan_sanitize_flags})
+  gilsan_unsanitized_target_defaults(${target})
+  target_compile_options(${target} PRIVATE ${_gilsan_sanitize_flags})
   target_link_options(${target} PRIVATE ${_gilsan_sanitize_flags})
+endfunction()
+
+# The same, never with a sanitizer: for what is preloaded into programs gilsan did not build
+# (harness/nativelocks), where an instrumented library would pull the sanitizer's runtime in.
+function(gilsan_unsanitized_target_defaults target)
+  target_compile_options(${target} PRIVATE -Wall -Wextra ${_gilsan_werror} -Wno-missing-field-initializers)
   target_include_directories(${target} PRIVATE ${PROJECT_SOURCE_DIR})
 endfunction()
 

@@ -1,7 +1,5 @@
 #include "harness/runner/native_locks_preload.h"
 
-#include <link.h>
-
 #include <cstdlib>
 #include <filesystem>
 #include <string_view>
@@ -20,24 +18,6 @@ std::string chosen_or_found(const char* variable, std::string_view installed_nam
   return {};
 }
 
-// The sanitizer runtime this gilsan was built with, when it is a shared library: a preloaded library
-// ahead of it makes the child's runtime refuse to start ("ASan runtime does not come first").
-std::string own_sanitizer_runtime() {
-  std::string found;
-  ::dl_iterate_phdr(
-      [](struct dl_phdr_info* info, std::size_t, void* data) {
-        const std::string_view path = info->dlpi_name != nullptr ? info->dlpi_name : "";
-        const std::string_view name = path.substr(path.find_last_of('/') + 1);
-        if (name.starts_with("libasan.so") || name.starts_with("libtsan.so")) {
-          *static_cast<std::string*>(data) = std::string(path);
-          return 1;
-        }
-        return 0;
-      },
-      &found);
-  return found;
-}
-
 }  // namespace
 
 std::string native_locks_library_path() {
@@ -51,9 +31,7 @@ std::string native_locks_library_path() {
 std::optional<std::string> child_preload(const char* inherited) {
   const std::string interposer = native_locks_library_path();
   if (interposer.empty()) return std::nullopt;
-  std::string preload;
-  if (const std::string runtime = own_sanitizer_runtime(); !runtime.empty()) preload = runtime + ":";
-  preload += interposer;
+  std::string preload = interposer;
   if (inherited != nullptr && *inherited != '\0') preload += ":" + std::string(inherited);
   return preload;
 }

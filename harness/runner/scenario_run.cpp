@@ -94,8 +94,17 @@ std::vector<std::string> child_environment(const RunSettings& settings, const Dr
   for (auto& sanitizer_override : sanitizer_signal_overrides()) overrides.push_back(std::move(sanitizer_override));
   // Native locks on the board (docs/native-locks.md), unless the caller said no.
   if (settings.native_locks) {
-    if (std::optional<std::string> preload = child_preload(std::getenv("LD_PRELOAD")))
+    if (std::optional<std::string> preload = child_preload(std::getenv("LD_PRELOAD"))) {
       overrides.emplace_back("LD_PRELOAD", std::move(*preload));
+      // Ahead of an ASan runtime (gilsan's own in its ASan build, or an instrumented program's).
+      auto asan = std::find_if(overrides.begin(), overrides.end(), [](const auto& entry) { return entry.first == "ASAN_OPTIONS"; });
+      if (asan == overrides.end()) {
+        const char* caller_options = std::getenv("ASAN_OPTIONS");
+        overrides.emplace_back("ASAN_OPTIONS", caller_options != nullptr ? caller_options : "");
+        asan = std::prev(overrides.end());
+      }
+      asan->second = std::string(kPreloadAheadOfAsanOption) + (asan->second.empty() ? "" : ":" + asan->second);
+    }
   }
   if (std::string library = native_scenario_library_path(); !library.empty())
     overrides.emplace_back("GILSAN_NATIVE_SCENARIO_LIBRARY", std::move(library));

@@ -8,6 +8,7 @@
 
 #include <benchmark/benchmark.h>
 #include <cstdio>
+#include <cstring>
 
 namespace {
 
@@ -58,8 +59,11 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "native_lock_bench: libc's pthread functions not found\n");
     return 2;
   }
-  // The program's own address of pthread_mutex_lock is a PLT-resolved one: ask the loader instead.
-  if (::dlsym(RTLD_DEFAULT, "pthread_mutex_lock") == reinterpret_cast<void*>(libc.mutex_lock)) {
+  // The program's own address of pthread_mutex_lock is a PLT-resolved one: ask the loader which object
+  // defines the one every call reaches (not libc's: a sanitizer's runtime may intercept it too).
+  Dl_info where{};
+  if (::dladdr(::dlsym(RTLD_DEFAULT, "pthread_mutex_lock"), &where) == 0 || where.dli_fname == nullptr ||
+      std::strstr(where.dli_fname, "libgilsan_native_locks") == nullptr) {
     std::fprintf(stderr, "native_lock_bench: libgilsan_native_locks.so is not preloaded (run it under gilsan run)\n");
     return 2;
   }

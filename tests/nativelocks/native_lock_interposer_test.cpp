@@ -43,11 +43,16 @@ class Program {
     std::vector<std::string> environment;
     for (char** entry = environ; *entry != nullptr; ++entry) {
       const std::string text(*entry);
-      if (!text.starts_with("LD_PRELOAD=") && !text.starts_with("GILSAN_BOARD=")) environment.push_back(text);
+      if (!text.starts_with("LD_PRELOAD=") && !text.starts_with("GILSAN_BOARD=") && !text.starts_with("ASAN_OPTIONS="))
+        environment.push_back(text);
     }
     const std::optional<std::string> preload = child_preload(std::getenv("LD_PRELOAD"));
     if (!preload) throw std::runtime_error("no interposer library");
     environment.push_back("LD_PRELOAD=" + *preload);
+    // As the runner does: the program of an ASan build has its runtime behind the preloaded interposer.
+    const char* asan_options = std::getenv("ASAN_OPTIONS");
+    environment.push_back(std::string("ASAN_OPTIONS=") + kPreloadAheadOfAsanOption +
+                          (asan_options != nullptr ? std::string(":") + asan_options : std::string()));
     if (!board_path.empty()) environment.push_back("GILSAN_BOARD=" + board_path);
     std::vector<char*> env_pointers;
     for (std::string& text : environment) env_pointers.push_back(text.data());
