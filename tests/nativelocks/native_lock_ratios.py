@@ -4,9 +4,10 @@ pair, the interposed one, and their ratio (medians over the repetitions of one r
 
 usage: native_lock_ratios.py --run BENCH --preload LIBGILSAN_NATIVE_LOCKS [--repetitions N] [--min-time SECONDS]
 
-Runs BENCH with the interposer preloaded after whatever LD_PRELOAD already holds (a sanitizer's runtime
-must stay first). Checks that every row is there and timed, never what the times are; leaves no file
-behind.
+Runs BENCH with the interposer preloaded ahead of whatever LD_PRELOAD already holds, as `gilsan run` puts it
+(a sanitizer's runtime there would otherwise define pthread_mutex_lock first), and ASan told that this is
+fine (harness/runner/native_locks_preload.h). Checks that every row is there and timed, never what the
+times are; leaves no file behind.
 """
 import argparse
 import json
@@ -47,7 +48,8 @@ def main():
     if not os.path.exists(arguments.preload):
         fail(f"--preload {arguments.preload}: no such file")
     environment = dict(os.environ)
-    environment["LD_PRELOAD"] = ":".join(filter(None, [os.environ.get("LD_PRELOAD"), arguments.preload]))
+    environment["LD_PRELOAD"] = ":".join(filter(None, [arguments.preload, os.environ.get("LD_PRELOAD")]))
+    environment["ASAN_OPTIONS"] = ":".join(filter(None, ["verify_asan_link_order=0", os.environ.get("ASAN_OPTIONS")]))
     with tempfile.TemporaryDirectory(prefix="gilsan-native-lock-bench-") as folder:
         out = os.path.join(folder, "results.json")
         completed = subprocess.run([arguments.run, f"--benchmark_out={out}", "--benchmark_out_format=json",
