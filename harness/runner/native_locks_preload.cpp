@@ -9,13 +9,12 @@
 namespace gilsan {
 namespace {
 
+// $VARIABLE, else the installed file, else this build's; "" when none exists.
 std::string chosen_or_found(const char* variable, std::string_view installed_name, const char* build_tree_path) {
   if (const char* chosen = std::getenv(variable); chosen != nullptr && *chosen != '\0') return chosen;
-  if (std::string installed = installed_file(installed_library_folder() + "/" + std::string(installed_name));
-      !installed.empty())
-    return installed;
-  if (build_tree_path != nullptr && std::filesystem::exists(build_tree_path)) return build_tree_path;
-  return {};
+  std::string found = installed_or(installed_library_folder() + "/" + std::string(installed_name),
+                                   build_tree_path != nullptr ? build_tree_path : "");
+  return !found.empty() && std::filesystem::exists(found) ? found : std::string();
 }
 
 }  // namespace

@@ -316,10 +316,7 @@ class Builder {
     for (const WaitEdge* in : incoming(node.id)) waiters.insert(graph_.node(in->from)->tid);
     for (const ThreadFacts& other : facts_.threads) {
       if (other.exited || waiters.count(other.tid) != 0) continue;
-      bool blocked = other.call || other.waiting_lock || other.gil.state == GilState::Waiting ||
-                     other.native_wait.kind == NativeWait::Kind::PythonLock ||
-                     other.native_wait.kind == NativeWait::Kind::NativeLock;
-      if (!blocked) continue;
+      if (!waits_for_something(other)) continue;
       edge(node.id, thread_node(other), EdgeRelation::HeldBy,
            node.label + " may be held by " + other.label() + " (its holder is not recorded)", true,
            "elimination: a blocked thread other than the waiter");
@@ -334,10 +331,7 @@ class Builder {
     const std::string& awaited = thread.waiting_lock_label;
     for (const ThreadFacts& other : facts_.threads) {
       if (other.tid == thread.tid || other.exited || !other.python_thread) continue;
-      const bool blocked = other.call || other.waiting_lock || other.gil.state == GilState::Waiting ||
-                           other.native_wait.kind == NativeWait::Kind::PythonLock ||
-                           other.native_wait.kind == NativeWait::Kind::NativeLock;
-      if (!blocked) continue;
+      if (!waits_for_something(other)) continue;
       edge(self, thread_node(other), EdgeRelation::WaitsFor,
            thread.label() + " waits for a notification of " + awaited + ", which " + other.label() +
                " may give: any live Python thread may, and this one is blocked",
@@ -372,6 +366,13 @@ class Builder {
     if (!thread.waiting_lock || !thread.waiting_lock->native()) return false;
     if (!thread.call && thread.gil.state != GilState::Waiting) return false;
     return !thread.waiting_lock_owner.empty();
+  }
+
+  // Blocked as far as the facts say: in a driver call, for a lock, for the GIL, or in a lock's frames.
+  static bool waits_for_something(const ThreadFacts& thread) {
+    return thread.call || thread.waiting_lock || thread.gil.state == GilState::Waiting ||
+           thread.native_wait.kind == NativeWait::Kind::PythonLock ||
+           thread.native_wait.kind == NativeWait::Kind::NativeLock;
   }
 
   std::vector<const WaitEdge*> incoming(const std::string& id) const {
