@@ -75,6 +75,9 @@ class HangDetector {
   // Returns true when this sample shows progress (and restarts the quiet period).
   bool observe_progress(std::uint64_t now_ns, const ProgressSample& sample);
   HangVerdict observe_threads(std::uint64_t now_ns, const std::vector<ThreadActivity>& threads);
+  // Progress neither the counters nor the threads show (a child process at work): the quiet period
+  // starts over, as after a counter moved.
+  void observe_progress_elsewhere(std::uint64_t now_ns) { restart_from_counters(now_ns); }
 
   // Threads whose native stack the Watchdog should read before the next observe_threads(): once the
   // counters have been quiet for the quiet period, those that use the CPU (their use would count as

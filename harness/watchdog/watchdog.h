@@ -15,6 +15,7 @@
 #include "harness/board/board_layout.h"
 #include "harness/board/board_reader.h"
 #include "harness/watchdog/certain_cycle.h"
+#include "harness/watchdog/descendant_activity.h"
 #include "harness/watchdog/hang_detector.h"
 #include "harness/watchdog/snapshot.h"
 #include "harness/watchdog/snapshot_taker.h"
@@ -115,6 +116,7 @@ class Watchdog {
   // One per child, for the stack checks and the snapshot: each file's symbols are read once per run.
   Symbolizer symbolizer_;
   DriverSpinCheck spin_check_;
+  DescendantActivity descendants_;
   bool spin_checked_ = false;  // the stack check ran at this sample (its last_* maps are current)
   WatchdogTrace trace_;
   std::uint64_t last_thread_sample_ns_ = 0;
