@@ -55,6 +55,9 @@ enum class LockKind : std::uint32_t {
   // Not a lock: a wait for some thread to notify (threading.Condition.wait, and what waits through it:
   // Event, Semaphore, Barrier, queue.Queue, concurrent.futures.Future). Nobody holds it.
   Notification = 4,
+  // A thread in pthread_cond_wait (std::condition_variable and friends), recorded by the interposer:
+  // a notification too, of a native condition variable, named by its address and the caller.
+  NativeCondition = 5,
 };
 
 // Kinds of progress. Each has a global counter in the header and a per-thread one in the slot.
@@ -293,6 +296,7 @@ inline const char* to_string(LockKind kind) {
     case LockKind::NativeWriteLock: return "native-write-lock";
     case LockKind::NativeReadLock: return "native-read-lock";
     case LockKind::Notification: return "notification";
+    case LockKind::NativeCondition: return "native-condition";
   }
   return "invalid";
 }

@@ -40,7 +40,13 @@ struct LockRecord {
   int holder_tid = 0;  // as the lock says (native locks); 0 unknown
   std::uint64_t call_site = 0;
 
-  bool native() const { return kind == LockKind::NativeMutex || kind == LockKind::NativeWriteLock || kind == LockKind::NativeReadLock; }
+  // Recorded by the interposer: named by the symbol at its address and the function that asked.
+  bool native() const {
+    return kind == LockKind::NativeMutex || kind == LockKind::NativeWriteLock || kind == LockKind::NativeReadLock ||
+           kind == LockKind::NativeCondition;
+  }
+  // Nobody holds it: some thread may notify it.
+  bool notification() const { return kind == LockKind::Notification || kind == LockKind::NativeCondition; }
 };
 
 using ProgressCounters = std::array<std::uint64_t, kProgressKinds>;

@@ -8,6 +8,12 @@
 // of nanoseconds, against pthread_mutex_trylock's 2.6x cost on every uncontended lock (measured with
 // gilsan_native_lock_bench, docs/performance.md).
 //
+// A thread in pthread_cond_wait waits for a notification, not for a holder: the wait is recorded for as
+// long as it lasts (its cost is nothing beside a wait), with the condition variable's address and the
+// caller. A timed wait (pthread_cond_timedwait, pthread_cond_clockwait) ends by itself, as a sleep does,
+// and is not recorded. The watchdog draws a recorded condition wait only where it can matter: a thread
+// inside Python code or a host function, never the driver's or the interpreter's own (docs/native-locks.md).
+//
 // What is left out, by construction: glibc's internal locks (libc and the dynamic loader take them
 // without going through these symbols) and a library that binds its lock calls at link time
 // (-Bsymbolic, static glibc). A lock of the driver or the interpreter is recorded like any other; the
@@ -34,12 +40,23 @@ int mutex_holder(pthread_mutex_t* mutex) { return __atomic_load_n(&mutex->__data
 int rwlock_writer(pthread_rwlock_t* lock) { return __atomic_load_n(&lock->__data.__cur_writer, __ATOMIC_RELAXED); }
 
 using MutexAcquire = int (*)(pthread_mutex_t*);
+using ConditionWait = int (*)(pthread_cond_t*, pthread_mutex_t*);
 // The pthread_mutex_lock this one stands in front of; null until the constructor ran (a library's
 // constructor that locks before it then takes the recorded path).
 MutexAcquire next_mutex_lock = nullptr;
+ConditionWait next_condition_wait = nullptr;
+
+// glibc on x86-64 has two pthread_cond_wait: the current one (GLIBC_2.3.2, what programs link to) and an
+// old one for the LinuxThreads layout; dlsym without a version could return either. Other architectures
+// have only the current one, under another version.
+ConditionWait find_condition_wait() {
+  void* current = ::dlvsym(RTLD_NEXT, "pthread_cond_wait", "GLIBC_2.3.2");
+  return reinterpret_cast<ConditionWait>(current != nullptr ? current : ::dlsym(RTLD_NEXT, "pthread_cond_wait"));
+}
 
 [[gnu::constructor]] void set_up() {
   next_mutex_lock = reinterpret_cast<MutexAcquire>(::dlsym(RTLD_NEXT, "pthread_mutex_lock"));
+  next_condition_wait = find_condition_wait();
   gilsan::board::attach();
 }
 
@@ -79,6 +96,15 @@ extern "C" {
 [[gnu::visibility("default")]] int pthread_rwlock_rdlock(pthread_rwlock_t* lock) {
   return acquire_rwlock<::pthread_rwlock_tryrdlock, ::pthread_rwlock_timedrdlock>(lock, LockKind::NativeReadLock,
                                                                                   __builtin_return_address(0));
+}
+
+[[gnu::visibility("default")]] int pthread_cond_wait(pthread_cond_t* condition, pthread_mutex_t* mutex) {
+  // Before the constructor (another library's constructor waiting): there is no board to write yet.
+  if (next_condition_wait == nullptr) return find_condition_wait()(condition, mutex);
+  gilsan::nativelocks::begin_wait(condition, LockKind::NativeCondition, 0, __builtin_return_address(0));
+  const int result = next_condition_wait(condition, mutex);
+  gilsan::nativelocks::end_wait();
+  return result;
 }
 
 }  // extern "C"

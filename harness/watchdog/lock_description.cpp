@@ -12,6 +12,7 @@ const char* what_native_lock_is(board::LockKind kind) {
     case board::LockKind::NativeMutex: return "native mutex";
     case board::LockKind::NativeWriteLock:
     case board::LockKind::NativeReadLock: return "native rwlock";
+    case board::LockKind::NativeCondition: return "native condition variable";
     case board::LockKind::Python:
     case board::LockKind::Notification: break;
   }
@@ -46,7 +47,8 @@ const char* lock_wait_words(board::LockKind kind) {
   switch (kind) {
     case board::LockKind::NativeWriteLock: return "waits to write";
     case board::LockKind::NativeReadLock: return "waits to read";
-    case board::LockKind::Notification: return "waits for a notification of";
+    case board::LockKind::Notification:
+    case board::LockKind::NativeCondition: return "waits for a notification of";
     case board::LockKind::Python:
     case board::LockKind::NativeMutex: break;
   }

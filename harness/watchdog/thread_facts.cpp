@@ -66,6 +66,16 @@ std::optional<HostFunctionFact> merge_host_functions(const board::ThreadRecord& 
   return fact;
 }
 
+// The interposer records every untimed pthread_cond_wait, and most are no part of a hang: a pool's idle
+// worker waiting for work, the driver's or the interpreter's own waits. A condition wait is drawn only
+// where Python code waits through a library (a Python stack on the thread) or a host function does,
+// and never inside a driver call or when the driver or the interpreter asked for it: otherwise every
+// idle worker of a program would be drawn waiting for a notification.
+bool condition_wait_matters(const ThreadFacts& facts, const ThreadSnapshot& thread) {
+  const bool python_waits = thread.python_stack.has_value() && !thread.python_stack->empty();
+  return (python_waits || facts.host_function.has_value()) && !facts.call && facts.waiting_lock_owner.empty();
+}
+
 ThreadFacts derive_thread(const ThreadSnapshot& thread, std::vector<std::string>& inferred) {
   ThreadFacts facts;
   facts.tid = thread.tid;
@@ -120,6 +130,13 @@ ThreadFacts derive_thread(const ThreadSnapshot& thread, std::vector<std::string>
     fact.record.kind = board::HostFunctionKind::Python;
     fact.record.description = "not recorded on the board";
     facts.host_function = fact;
+  }
+  if (facts.waiting_lock && facts.waiting_lock->kind == board::LockKind::NativeCondition &&
+      !condition_wait_matters(facts, thread)) {
+    facts.waiting_lock.reset();
+    facts.waiting_lock_label.clear();
+    facts.waiting_lock_site.clear();
+    facts.waiting_lock_owner.clear();
   }
   facts.role_label = describe_role(facts, thread);
 

@@ -85,7 +85,7 @@ class Builder {
            thread.gil.source);
     }
     if (thread.call) add_call_wait(thread, self);
-    if (thread.waiting_lock && thread.waiting_lock->kind == board::LockKind::Notification) {
+    if (thread.waiting_lock && thread.waiting_lock->notification()) {
       add_notification_wait(thread, self);
     } else if (thread.waiting_lock && !waits_inside_its_call(thread)) {
       const board::LockRecord& lock = *thread.waiting_lock;

@@ -21,3 +21,6 @@ for name in ("registry_call_locked", "registry_call_unlocked", "table_call_writi
 for name in ("registry_count", "table_row_count"):
     getattr(LIBRARY, name).argtypes = []
     getattr(LIBRARY, name).restype = ctypes.c_long
+for name in ("gate_wait", "gate_open"):
+    getattr(LIBRARY, name).argtypes = []
+    getattr(LIBRARY, name).restype = None

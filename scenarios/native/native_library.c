@@ -1,7 +1,8 @@
-/* The C library of scenarios/native: a registry guarded by a pthread mutex and a table guarded by a
- * pthread rwlock, each with a way to call back into its user while holding its lock (the shape of an
- * allocator's, a logger's or a registry's callbacks in the reports of docs/native-locks.md) and the
- * fixed way, which calls back after letting go. Loaded with ctypes.CDLL, whose calls release the GIL;
+/* The C library of scenarios/native: a registry guarded by a pthread mutex, a table guarded by a
+ * pthread rwlock and a gate waited for with a condition variable. The first two each have a way to call
+ * back into their user while holding their lock (the shape of an allocator's, a logger's or a
+ * registry's callbacks in the reports of docs/native-locks.md) and the fixed way, which calls back
+ * after letting go. Loaded with ctypes.CDLL, whose calls release the GIL;
  * a callback made with ctypes.CFUNCTYPE takes it again. */
 #include <pthread.h>
 
@@ -61,4 +62,24 @@ EXPORTED long table_row_count(void) {
   const long rows = table_rows;
   pthread_rwlock_unlock(&table_lock);
   return rows;
+}
+
+/* A gate: closed until someone opens it, waited for with a condition variable (the shape of a library's
+ * "wait until initialized" or a pool's "wait for a free buffer"). */
+static pthread_mutex_t gate_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t gate_opened = PTHREAD_COND_INITIALIZER;
+static int gate_open_now;
+
+/* Waits, as long as it takes, for gate_open. */
+EXPORTED void gate_wait(void) {
+  pthread_mutex_lock(&gate_lock);
+  while (!gate_open_now) pthread_cond_wait(&gate_opened, &gate_lock);
+  pthread_mutex_unlock(&gate_lock);
+}
+
+EXPORTED void gate_open(void) {
+  pthread_mutex_lock(&gate_lock);
+  gate_open_now = 1;
+  pthread_cond_broadcast(&gate_opened);
+  pthread_mutex_unlock(&gate_lock);
 }

@@ -6,6 +6,8 @@
 //                     holds it until the next line, and the other waits on
 //   read-behind-write one thread writes an rwlock, another waits to read
 //   write-behind-write one thread writes an rwlock, another waits to write
+//   condition-wait    one thread waits on a condition variable ("waiter TID") until the next line
+//                     sets its flag and signals it
 //   semantics         what a plain pthread_mutex_lock does, unchanged under the interposer: an
 //                     error-checking mutex's relock fails with EDEADLK, a recursive one nests, a robust
 //                     one's dead owner is EOWNERDEAD; exit 0 when all hold
@@ -45,6 +47,25 @@ int contended_mutex() {
     pthread_mutex_unlock(&mutex);
   });
   next_line();
+  pthread_mutex_unlock(&mutex);
+  waiter.join();
+  say("done");
+  return 0;
+}
+
+int condition_wait() {
+  static pthread_cond_t condition = PTHREAD_COND_INITIALIZER;
+  static bool ready = false;
+  std::thread waiter([] {
+    pthread_mutex_lock(&mutex);
+    say("waiter " + std::to_string(tid()));
+    while (!ready) pthread_cond_wait(&condition, &mutex);
+    pthread_mutex_unlock(&mutex);
+  });
+  next_line();
+  pthread_mutex_lock(&mutex);
+  ready = true;
+  pthread_cond_signal(&condition);
   pthread_mutex_unlock(&mutex);
   waiter.join();
   say("done");
@@ -148,7 +169,9 @@ int main(int argc, char** argv) {
   if (mode == "handover") return handover();
   if (mode == "read-behind-write") return rwlock_behind_write(true);
   if (mode == "write-behind-write") return rwlock_behind_write(false);
+  if (mode == "condition-wait") return condition_wait();
   if (mode == "semantics") return semantics();
-  std::fprintf(stderr, "usage: %s contended-mutex|handover|read-behind-write|write-behind-write|semantics\n", argv[0]);
+  std::fprintf(stderr, "usage: %s contended-mutex|handover|read-behind-write|write-behind-write|condition-wait|semantics\n",
+               argv[0]);
   return 2;
 }

@@ -198,6 +198,24 @@ TEST(NativeLockInterposer, AnRwlockWaitSaysWhetherItReadsOrWritesAndNamesTheWrit
   }
 }
 
+TEST(NativeLockInterposer, AConditionWaitIsRecordedForAsLongAsItLasts) {
+  board::BoardRegion region = board::BoardRegion::create();
+  board::BoardReader reader(region.board());
+  Program program("condition-wait", region.path());
+  const int waiter = program.read_number("waiter");
+  const std::optional<ThreadRecord> record = await_record(reader, waiter, waits_natively);
+  ASSERT_TRUE(record) << "the waiter never wrote its wait";
+  EXPECT_EQ(record->waiting_lock->kind, LockKind::NativeCondition);
+  EXPECT_TRUE(record->waiting_lock->notification());
+  EXPECT_EQ(record->waiting_lock->holder_tid, 0);  // nobody holds a condition variable
+  EXPECT_NE(record->waiting_lock->call_site, 0u);
+  program.go_on();
+  EXPECT_EQ(program.read_line(), "done");
+  EXPECT_EQ(program.exit_code(), 0);
+  const std::optional<ThreadRecord> after = record_of(reader, waiter);
+  EXPECT_TRUE(!after || !after->waiting_lock) << "the wait stays on the board after it ended";
+}
+
 TEST(NativeLockInterposer, LocksBehaveAsWithoutItWithAndWithoutABoard) {
   board::BoardRegion region = board::BoardRegion::create();
   for (const std::string& board_path : {region.path(), std::string()}) {

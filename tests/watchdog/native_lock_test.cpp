@@ -139,3 +139,63 @@ TEST(NativeLocks, TheSymbolizerNamesAGlobalAndLeavesHeapMemoryUnnamed) {
 
 }  // namespace
 }  // namespace gilsan::watchdog::testing
+
+namespace gilsan::watchdog::testing {
+namespace {
+
+// A thread in pthread_cond_wait, as the interposer records it, asked for in `call_site_module`.
+ThreadSnapshot& condition_waiter(SnapshotBuilder& builder, int tid, board::Role role, const std::string& call_site_module) {
+  ThreadSnapshot& thread = builder.board_thread(tid, role, kContext);
+  thread.board->waiting_lock = recorded_native_wait(0, board::LockKind::NativeCondition);
+  ThreadSnapshot::NativeLockNames names;
+  names.lock = frame("gate_opened", "/opt/lib/libgate.so");
+  names.lock.address = kMutex;
+  names.call_site = frame("gate_wait", call_site_module);
+  thread.waiting_native_lock = names;
+  return thread;
+}
+
+TEST(NativeConditions, AHostFunctionAtAGateWaitsForANotificationThroughItsNotifier) {
+  SnapshotBuilder builder;
+  ThreadSnapshot& main_thread = builder.board_thread(kMain, board::Role::Main);
+  main_thread.board->gil_state = board::GilState::Released;
+  main_thread.board->calls.push_back(call("cuStreamSynchronize", kStream1));
+  ThreadSnapshot& callback = condition_waiter(builder, kCallback, board::Role::DriverCallback, "/opt/lib/libgate.so");
+  callback.board->host_functions.push_back(host_function(3, kStream1));
+  Classification result = classify(builder.snapshot(), &test_profile_blocks);
+  EXPECT_EQ(result.deadlock_class, DeadlockClass::callback_self_wait);
+  ASSERT_EQ(result.cycle.size(), 3u);
+  EXPECT_EQ(inferred_edges_of_the_cycle(result), 1u);  // the notifier, never a holder
+  for (const WaitNode& node : result.graph.nodes()) EXPECT_NE(node.kind, NodeKind::user_lock) << node.id;
+  const ThreadFacts* waiter = result.facts.find(kCallback);
+  ASSERT_NE(waiter, nullptr);
+  EXPECT_EQ(waiter->waiting_lock_label, "native condition variable gate_opened in libgate.so (0x7f0000001000)");
+}
+
+TEST(NativeConditions, AnIdleWorkersWaitIsLeftOut) {
+  // No Python stack, no host function: a pool's worker waiting for work is no part of a hang.
+  SnapshotBuilder builder;
+  condition_waiter(builder, kOther, board::Role::Unknown, "/opt/lib/libgate.so");
+  Classification result = classify(builder.snapshot(), &test_profile_blocks);
+  const ThreadFacts* worker = result.facts.find(kOther);
+  ASSERT_NE(worker, nullptr);
+  EXPECT_FALSE(worker->waiting_lock.has_value());
+  EXPECT_TRUE(result.graph.edges_from("thread:102").empty());
+}
+
+TEST(NativeConditions, PythonCodeWaitingThroughALibraryIsDrawnButNotTheDriversOwnWait) {
+  SnapshotBuilder builder;
+  ThreadSnapshot& python = condition_waiter(builder, kOther, board::Role::Python, "/opt/lib/libgate.so");
+  python.python_stack = std::vector<PythonFrame>{{"app.py", 7, "wait_for_gate"}};
+  ThreadSnapshot& driver = condition_waiter(builder, kCallback, board::Role::DriverCallback,
+                                            "/usr/lib/x86_64-linux-gnu/libcuda.so.1");
+  driver.board->host_functions.push_back(host_function(3, kStream1));
+  SnapshotFacts facts = derive_facts(builder.snapshot());
+  ASSERT_NE(facts.find(kOther), nullptr);
+  EXPECT_TRUE(facts.find(kOther)->waiting_lock.has_value());
+  ASSERT_NE(facts.find(kCallback), nullptr);
+  EXPECT_FALSE(facts.find(kCallback)->waiting_lock.has_value());
+}
+
+}  // namespace
+}  // namespace gilsan::watchdog::testing
