@@ -24,3 +24,13 @@ for name in ("registry_count", "table_row_count"):
 for name in ("gate_wait", "gate_open"):
     getattr(LIBRARY, name).argtypes = []
     getattr(LIBRARY, name).restype = None
+for name in ("registry_call_locked_announced", "registry_call_unlocked_announced"):
+    getattr(LIBRARY, name).argtypes = [CALLBACK]
+    getattr(LIBRARY, name).restype = None
+LIBRARY.registry_was_announced.argtypes = []
+LIBRARY.registry_was_announced.restype = ctypes.c_int
+# The same library, its calls made with the GIL held (ctypes.PyDLL): a C extension that does not let
+# the GIL go around its own locking.
+HOLDING_THE_GIL = ctypes.PyDLL(PATH)
+HOLDING_THE_GIL.registry_count_announced.argtypes = []
+HOLDING_THE_GIL.registry_count_announced.restype = ctypes.c_long

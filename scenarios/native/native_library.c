@@ -5,6 +5,7 @@
  * after letting go. Loaded with ctypes.CDLL, whose calls release the GIL;
  * a callback made with ctypes.CFUNCTYPE takes it again. */
 #include <pthread.h>
+#include <sched.h>
 
 #define EXPORTED __attribute__((visibility("default")))
 
@@ -82,4 +83,42 @@ EXPORTED void gate_open(void) {
   gate_open_now = 1;
   pthread_cond_broadcast(&gate_opened);
   pthread_mutex_unlock(&gate_lock);
+}
+
+/* The GIL-ordered shape: one thread holds the registry's mutex and calls back into Python (which needs
+ * the GIL), another holds the GIL and asks for the mutex. A caller that keeps the GIL loads the library
+ * with ctypes.PyDLL. The announcement makes the order certain: the caller that holds the mutex waits
+ * until the counter is on its way in before it calls back. */
+static int registry_announced;
+static int registry_counters_coming;
+
+EXPORTED int registry_was_announced(void) { return __atomic_load_n(&registry_announced, __ATOMIC_ACQUIRE); }
+
+static void announce_then_wait_for_a_counter(void) {
+  __atomic_store_n(&registry_announced, 1, __ATOMIC_RELEASE);
+  while (!__atomic_load_n(&registry_counters_coming, __ATOMIC_ACQUIRE)) sched_yield();
+}
+
+/* Holds the mutex from before the announcement to after the callback. */
+EXPORTED void registry_call_locked_announced(native_callback callback) {
+  pthread_mutex_lock(&registry_lock);
+  ++registry_entries;
+  announce_then_wait_for_a_counter();
+  callback();
+  pthread_mutex_unlock(&registry_lock);
+}
+
+/* The fix: lets go of the mutex before the announcement and the callback. */
+EXPORTED void registry_call_unlocked_announced(native_callback callback) {
+  pthread_mutex_lock(&registry_lock);
+  ++registry_entries;
+  pthread_mutex_unlock(&registry_lock);
+  announce_then_wait_for_a_counter();
+  callback();
+}
+
+/* registry_count, saying first that a counter is on its way. */
+EXPORTED long registry_count_announced(void) {
+  __atomic_store_n(&registry_counters_coming, 1, __ATOMIC_RELEASE);
+  return registry_count();
 }
