@@ -14,20 +14,36 @@ bool sleeps_on_a_timer(const ProcThreadState& state) {
 
 }  // namespace
 
-bool DescendantActivity::moved_since_last_look() {
-  std::map<int, std::uint64_t> cpu_now;
+bool DescendantActivity::moved_since_last_look(std::uint64_t now_ns) {
+  const std::uint64_t interval_ns = last_look_ns_ != 0 && now_ns > last_look_ns_ ? now_ns - last_look_ns_ : 0;
+  last_look_ns_ = now_ns;
+  std::map<int, Seen> seen_now;
   bool moved = false;
   for (pid_t process : find_process_tree(root_, 0)) {
     for (int tid : list_threads(process)) {
       std::optional<ProcThreadState> state = read_thread_state(process, tid);
       if (!state) continue;  // gone since the listing
-      cpu_now[tid] = state->cpu_ns;
-      auto before = cpu_ns_by_tid_.find(tid);
-      const bool new_or_used_cpu = before == cpu_ns_by_tid_.end() || before->second != state->cpu_ns;
-      if (new_or_used_cpu || state->state == 'R' || sleeps_on_a_timer(*state)) moved = true;
+      const bool sleeping = sleeps_on_a_timer(*state);
+      seen_now[tid] = Seen{state->cpu_ns, state->timeslices, sleeping};
+      auto before = seen_.find(tid);
+      if (before == seen_.end()) {
+        moved = true;  // new: the benefit of the doubt, once
+        continue;
+      }
+      const std::uint64_t used_ns = state->cpu_ns >= before->second.cpu_ns ? state->cpu_ns - before->second.cpu_ns : 0;
+      if (interval_ns > 0 && static_cast<double>(used_ns) >= cpu_progress_fraction_ * static_cast<double>(interval_ns)) {
+        moved = true;
+        continue;
+      }
+      if (!sleeping || periodic_sleepers_.count(tid) != 0) continue;
+      if (before->second.sleeping && before->second.timeslices != state->timeslices) {
+        periodic_sleepers_.insert(tid);
+      } else {
+        moved = true;  // one long sleep, still going (or just begun)
+      }
     }
   }
-  cpu_ns_by_tid_ = std::move(cpu_now);
+  seen_ = std::move(seen_now);
   return moved;
 }
 

@@ -25,7 +25,7 @@ Watchdog::Watchdog(pid_t pid, board::Board& board, WatchdogOptions options)
       spin_check_(pid, reader_, symbolizer_,
                   options.under_valgrind ? options.spin_check_timeout * options.valgrind_factor
                                          : options.spin_check_timeout),
-      descendants_(pid),
+      descendants_(pid, options.cpu_progress_fraction),
       trace_(options.trace_path),
       certain_(options.blocks_while_host_function_runs,
                static_cast<std::uint64_t>(
@@ -104,7 +104,7 @@ std::optional<Detection> Watchdog::tick(std::uint64_t now_ns) {
   if (!verdict.hung) return std::nullopt;
   // The program's own threads wait, but a child process of its own may be doing the work they wait
   // for: looked at only now, once per quiet period, since it reads /proc for the whole process tree.
-  if (descendants_.moved_since_last_look()) {
+  if (descendants_.moved_since_last_look(now_ns)) {
     detector_.observe_progress_elsewhere(now_ns);
     trace_.progress(now_ns);
     return std::nullopt;

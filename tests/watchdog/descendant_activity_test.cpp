@@ -1,5 +1,6 @@
 // DescendantActivity against real child processes of this test: one that waits on a pipe nobody
-// writes (moves only at the first look, when it is new) and one that computes (moves at every look).
+// writes (moves only at the first look, when it is new), one that computes and one that sleeps one
+// long sleep (move at every look), and one that sleeps in a loop (a poller: only when new).
 #include "harness/watchdog/descendant_activity.h"
 
 #include <gtest/gtest.h>
@@ -39,10 +40,17 @@ class ChildProcess {
 
 void let_it_run() { std::this_thread::sleep_for(std::chrono::milliseconds(100)); }
 
+std::uint64_t now_ns() {
+  return static_cast<std::uint64_t>(
+      std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now().time_since_epoch()).count());
+}
+
+constexpr double kCpuFraction = 0.2;
+
 TEST(DescendantActivity, NoChildrenNeverMove) {
-  DescendantActivity descendants(::getpid());
-  EXPECT_FALSE(descendants.moved_since_last_look());
-  EXPECT_FALSE(descendants.moved_since_last_look());
+  DescendantActivity descendants(::getpid(), kCpuFraction);
+  EXPECT_FALSE(descendants.moved_since_last_look(now_ns()));
+  EXPECT_FALSE(descendants.moved_since_last_look(now_ns()));
 }
 
 TEST(DescendantActivity, AWaitingChildMovesOnlyWhenNew) {
@@ -54,11 +62,11 @@ TEST(DescendantActivity, AWaitingChildMovesOnlyWhenNew) {
     }
   });
   ASSERT_GT(child.pid(), 0);
-  DescendantActivity descendants(::getpid());
+  DescendantActivity descendants(::getpid(), kCpuFraction);
   let_it_run();
-  EXPECT_TRUE(descendants.moved_since_last_look());  // new since the last look
+  EXPECT_TRUE(descendants.moved_since_last_look(now_ns()));  // new since the last look
   let_it_run();
-  EXPECT_FALSE(descendants.moved_since_last_look());
+  EXPECT_FALSE(descendants.moved_since_last_look(now_ns()));
   ::close(ends[0]);
   ::close(ends[1]);
 }
@@ -69,11 +77,39 @@ TEST(DescendantActivity, AComputingChildMovesAtEveryLook) {
     for (;;) spins = spins + 1;
   });
   ASSERT_GT(child.pid(), 0);
-  DescendantActivity descendants(::getpid());
+  DescendantActivity descendants(::getpid(), kCpuFraction);
   let_it_run();
-  EXPECT_TRUE(descendants.moved_since_last_look());
+  EXPECT_TRUE(descendants.moved_since_last_look(now_ns()));
   let_it_run();
-  EXPECT_TRUE(descendants.moved_since_last_look());
+  EXPECT_TRUE(descendants.moved_since_last_look(now_ns()));
+}
+
+TEST(DescendantActivity, AChildInOneLongSleepMovesAtEveryLook) {
+  ChildProcess child([] { ::sleep(100); });
+  ASSERT_GT(child.pid(), 0);
+  DescendantActivity descendants(::getpid(), kCpuFraction);
+  let_it_run();
+  EXPECT_TRUE(descendants.moved_since_last_look(now_ns()));
+  let_it_run();
+  EXPECT_TRUE(descendants.moved_since_last_look(now_ns()));
+}
+
+TEST(DescendantActivity, AChildThatSleepsInALoopIsAPoller) {
+  ChildProcess child([] {
+    for (;;) ::usleep(5'000);
+  });
+  ASSERT_GT(child.pid(), 0);
+  DescendantActivity descendants(::getpid(), kCpuFraction);
+  let_it_run();
+  EXPECT_TRUE(descendants.moved_since_last_look(now_ns()));  // new
+  // Once seen asleep at two looks with wake-ups in between, it no longer counts (a look that catches it
+  // awake, which a loaded machine makes likelier, can delay that by a look or two).
+  int quiet_looks_in_a_row = 0;
+  for (int look = 0; look < 30 && quiet_looks_in_a_row < 3; ++look) {
+    let_it_run();
+    quiet_looks_in_a_row = descendants.moved_since_last_look(now_ns()) ? 0 : quiet_looks_in_a_row + 1;
+  }
+  EXPECT_EQ(quiet_looks_in_a_row, 3);
 }
 
 }  // namespace
