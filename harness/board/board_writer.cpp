@@ -133,12 +133,13 @@ void begin_lock_wait(std::uint64_t lock_id, const char* name) {
   slot->waiting_for_lock.store(1, detail::kPublish);
 }
 
-void begin_native_lock_wait(std::uint64_t lock_id, LockKind kind, int holder_tid, std::uint64_t call_site) {
+bool begin_native_lock_wait(std::uint64_t lock_id, LockKind kind, int holder_tid, std::uint64_t call_site) {
   ThreadSlot* slot = detail::my_slot();
-  if (slot == nullptr) return;
+  if (slot == nullptr || slot->waiting_for_lock.load(kRelaxed) != 0) return false;
   SlotWrite write(*slot);
   store_lock(slot->waiting_lock, lock_id, nullptr, detail::now_ns(), kind, holder_tid, call_site);
   slot->waiting_for_lock.store(1, detail::kPublish);
+  return true;
 }
 
 void begin_notification_wait(std::uint64_t object_id, const char* name) {

@@ -83,7 +83,10 @@ void set_activity(const char* text);
 void begin_lock_wait(std::uint64_t lock_id, const char* name);
 // A native lock (harness/nativelocks): its address, what it is, its holder as the lock says (0 when it
 // does not) and where the caller asked for it. Unnamed: the watchdog names it from the address.
-void begin_native_lock_wait(std::uint64_t lock_id, LockKind kind, int holder_tid, std::uint64_t call_site);
+// Written only when the thread has no wait on the board yet, and returns whether it was: a native wait
+// inside a recorded one (the interpreter's own mutex or condition variable, taken while a Python lock
+// acquire lets the GIL go) is part of that wait, which must stay.
+bool begin_native_lock_wait(std::uint64_t lock_id, LockKind kind, int holder_tid, std::uint64_t call_site);
 // A wait for a notification (LockKind::Notification), of the object `object_id` named `name`.
 void begin_notification_wait(std::uint64_t object_id, const char* name);
 // The holder changed while the thread waited (another waiter got the lock first).

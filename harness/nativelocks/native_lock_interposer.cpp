@@ -101,10 +101,8 @@ extern "C" {
 [[gnu::visibility("default")]] int pthread_cond_wait(pthread_cond_t* condition, pthread_mutex_t* mutex) {
   // Before the constructor (another library's constructor waiting): there is no board to write yet.
   if (next_condition_wait == nullptr) return find_condition_wait()(condition, mutex);
-  gilsan::nativelocks::begin_wait(condition, LockKind::NativeCondition, 0, __builtin_return_address(0));
-  const int result = next_condition_wait(condition, mutex);
-  gilsan::nativelocks::end_wait();
-  return result;
+  const gilsan::nativelocks::RecordedWait recorded(condition, LockKind::NativeCondition, 0, __builtin_return_address(0));
+  return next_condition_wait(condition, mutex);
 }
 
 }  // extern "C"

@@ -12,14 +12,17 @@ constexpr long kNanosecondsPerSecond = 1'000'000'000;
 
 }  // namespace
 
-void begin_wait(const void* lock, board::LockKind kind, int holder_tid, const void* call_site) {
-  board::begin_native_lock_wait(reinterpret_cast<std::uintptr_t>(lock), kind, holder_tid,
-                                reinterpret_cast<std::uintptr_t>(call_site));
+RecordedWait::RecordedWait(const void* lock, board::LockKind kind, int holder_tid, const void* call_site)
+    : written_(board::begin_native_lock_wait(reinterpret_cast<std::uintptr_t>(lock), kind, holder_tid,
+                                             reinterpret_cast<std::uintptr_t>(call_site))) {}
+
+RecordedWait::~RecordedWait() {
+  if (written_) board::end_lock_wait();
 }
 
-void note_holder(int holder_tid) { board::note_lock_wait_holder(holder_tid); }
-
-void end_wait() { board::end_lock_wait(); }
+void RecordedWait::note_holder(int holder_tid) const {
+  if (written_) board::note_lock_wait_holder(holder_tid);
+}
 
 struct timespec next_look_deadline() {
   struct timespec deadline {};

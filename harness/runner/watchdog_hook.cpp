@@ -91,8 +91,9 @@ std::optional<Verdict> WatchdogHook::on_tick(pid_t child) {
   if (!detection) return std::nullopt;
   const bool hang = detection->kind == watchdog::DetectionKind::Hang;
   watchdog::HangReport report = watchdog::make_report(std::move(*detection), blocks_);
-  // A hang the snapshot cannot explain may be slow work it cannot see: watch on for longer first.
-  if (hang && report.class_name == "unknown" && watchdog_->defer_unexplained_hang(board::monotonic_ns()))
+  // A hang the snapshot cannot explain, or explains only through a native condition variable's guessed
+  // notifier, may be slow work it cannot see: watch on for longer first.
+  if (hang && watchdog::needs_the_longer_watch(report) && watchdog_->defer_unexplained_hang(board::monotonic_ns()))
     return std::nullopt;
   record(report);
   if (!hang) return std::nullopt;  // a crash: the child dies of its signal once acknowledged

@@ -138,7 +138,7 @@ DeadlockClass class_of_cycle(const std::vector<WaitEdge>& cycle, const WaitForGr
       threads.insert(from->tid);
       const ThreadFacts* thread = facts.find(from->tid);
       parked |= thread != nullptr && thread->native_wait.kind == NativeWait::Kind::FinalizationHang;
-      const bool notification = edge.evidence == kNotificationWait;
+      const bool notification = is_notification_evidence(edge.evidence);
       thread_to_thread |= to->kind == NodeKind::thread && !notification;
       if (notification) notifiers.insert(to->tid);
     }

@@ -19,10 +19,11 @@ class DescendantActivity {
   DescendantActivity(pid_t root, double cpu_progress_fraction) : root_(root), cpu_progress_fraction_(cpu_progress_fraction) {}
 
   // Looks at every descendant of the root now (from /proc). True when one of their threads is new
-  // since the previous look, used at least the fraction of a CPU since then, or sleeps one long sleep
-  // on a timer (it wakes by itself). A thread seen sleeping at two looks that woke up and slept again
-  // in between is a poller, never counted again: a helper process that sleeps in a loop is not the program's work, and
-  // a child that waits as it did at the previous look is the run's hang.
+  // since the previous look or ended since then (a zombie included), used at least the fraction of a
+  // CPU since then, runs now, or sleeps one long sleep on a timer (it wakes by itself). A thread seen
+  // sleeping at two looks that woke up and slept again in between is a poller, never counted again: a
+  // helper process that sleeps in a loop is not the program's work, and a child that waits as it did
+  // at the previous look is the run's hang.
   bool moved_since_last_look(std::uint64_t now_ns);
 
  private:

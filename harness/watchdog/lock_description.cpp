@@ -1,11 +1,22 @@
 #include "harness/watchdog/lock_description.h"
 
+#include <cctype>
+
 #include "harness/watchdog/hex_format.h"
 
 namespace gilsan::watchdog {
 namespace {
 
 std::string base_name(const std::string& path) { return path.substr(path.find_last_of('/') + 1); }
+
+// An interpreter linked into its executable (Debian's and Ubuntu's python3.X): "python", "python3",
+// "python3.12", "python3.13t"; not a library or module whose name merely begins with "python".
+bool is_python_executable(const std::string& name) {
+  if (!name.starts_with("python")) return false;
+  std::size_t at = 6;
+  while (at < name.size() && (std::isdigit(static_cast<unsigned char>(name[at])) != 0 || name[at] == '.')) ++at;
+  return at == name.size() || (at + 1 == name.size() && std::isalpha(static_cast<unsigned char>(name[at])) != 0);
+}
 
 const char* what_native_lock_is(board::LockKind kind) {
   switch (kind) {
@@ -25,7 +36,7 @@ std::string owner_of_module(const std::string& module) {
   const std::string name = base_name(module);
   if (name.starts_with("libcuda.so") || name.starts_with("libgilsan_simcuda") || name.starts_with("libgilsan_cudashim"))
     return "the driver";
-  if (name.starts_with("libpython")) return "the interpreter";
+  if (name.starts_with("libpython") || is_python_executable(name)) return "the interpreter";
   return {};
 }
 

@@ -3,7 +3,10 @@
 #include <signal.h>
 #include <string.h>
 
+#include <algorithm>
+
 #include "harness/watchdog/hex_format.h"
+#include "harness/watchdog/wait_graph_builder.h"
 
 namespace gilsan::watchdog {
 namespace {
@@ -57,6 +60,12 @@ HangReport make_report(Detection detection, const DriverCallBlocksPredicate& blo
     if (report.kind == DetectionKind::Timeout) report.summary = "timed out; at the timeout, " + report.summary;
   }
   return report;
+}
+
+bool needs_the_longer_watch(const HangReport& report) {
+  if (report.class_name == "unknown") return true;
+  return std::any_of(report.classification.cycle.begin(), report.classification.cycle.end(),
+                     [](const WaitEdge& edge) { return edge.evidence == kNativeConditionWait; });
 }
 
 }  // namespace gilsan::watchdog

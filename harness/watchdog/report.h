@@ -29,6 +29,12 @@ struct HangReport {
 
 HangReport make_report(Detection detection, const DriverCallBlocksPredicate& blocks_while_host_function_runs);
 
+// A hang the runner reports only once the quiet has lasted the unexplained-hang deferral
+// (Watchdog::defer_unexplained_hang): one the classifier cannot explain (class unknown), or one whose
+// cycle closes only through a guessed notifier of a native condition variable, which a native thread
+// the board does not see may still signal (a slow call, not a deadlock).
+bool needs_the_longer_watch(const HangReport& report);
+
 // Short: for a person reading a CI log (the cycle's threads, their Python stacks, the program's own
 // native frames); Full: every thread and frame (gilsan's own left out), `gilsan run --report full`.
 enum class TextDetail { Short, Full };

@@ -332,10 +332,12 @@ class Builder {
     for (const ThreadFacts& other : facts_.threads) {
       if (other.tid == thread.tid || other.exited || !other.python_thread) continue;
       if (!waits_for_something(other)) continue;
+      const bool native = thread.waiting_lock->kind == board::LockKind::NativeCondition;
       edge(self, thread_node(other), EdgeRelation::WaitsFor,
            thread.label() + " waits for a notification of " + awaited + ", which " + other.label() +
-               " may give: any live Python thread may, and this one is blocked",
-           true, std::string(kNotificationWait));
+               (native ? " may give: it is blocked, and a native thread the board does not see may give it too"
+                       : " may give: any live Python thread may, and this one is blocked"),
+           true, std::string(native ? kNativeConditionWait : kNotificationWait));
     }
   }
 

@@ -23,6 +23,14 @@ using DriverCallBlocksPredicate = std::function<bool(std::string_view entry_poin
 inline constexpr std::string_view kAgainstTheProfile = "against the driver profile: ";
 // The evidence of an edge from a thread waiting for a notification to a thread that may give it.
 inline constexpr std::string_view kNotificationWait = "board: notification wait; notifier: a blocked Python thread";
+// The same from a thread waiting on a native condition variable. Weaker: a native thread the board does
+// not see (a library's I/O thread) often signals one, so a cycle that closes through such a guess is
+// reported only after the unexplained-hang deferral (docs/watchdog.md).
+inline constexpr std::string_view kNativeConditionWait =
+    "board: native condition wait; notifier: a blocked Python thread, unless a native thread signals it";
+inline bool is_notification_evidence(std::string_view evidence) {
+  return evidence == kNotificationWait || evidence == kNativeConditionWait;
+}
 
 WaitForGraph build_wait_for_graph(const Snapshot& snapshot, const SnapshotFacts& facts,
                                   const DriverCallBlocksPredicate& blocks_while_host_function_runs);

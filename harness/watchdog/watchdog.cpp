@@ -102,13 +102,6 @@ std::optional<Detection> Watchdog::tick(std::uint64_t now_ns) {
                   spin_checked_ ? spin_check_.last_frames() : none, verdict);
   }
   if (!verdict.hung) return std::nullopt;
-  // The program's own threads wait, but a child process of its own may be doing the work they wait
-  // for: looked at only now, once per quiet period, since it reads /proc for the whole process tree.
-  if (descendants_.moved_since_last_look(now_ns)) {
-    detector_.observe_progress_elsewhere(now_ns);
-    trace_.progress(now_ns);
-    return std::nullopt;
-  }
   Detection detection = snapshot_now(DetectionKind::Hang);
   detection.detected_ns = now_ns;
   for (const ThreadActivity& activity : activities) {
@@ -125,10 +118,23 @@ std::optional<Detection> Watchdog::tick(std::uint64_t now_ns) {
 bool Watchdog::defer_unexplained_hang(std::uint64_t now_ns) {
   const auto unexplained = static_cast<std::uint64_t>(std::chrono::nanoseconds(options_.effective_unexplained_quiet()).count());
   const std::uint64_t until = detector_.last_progress_ns() + unexplained;
-  if (detector_.last_progress_ns() == 0 || now_ns >= until) return false;
-  deferred_until_ns_ = until;
-  detected_ = false;
-  return true;
+  if (detector_.last_progress_ns() == 0) return false;
+  if (now_ns < until) {
+    deferred_until_ns_ = until;
+    detected_ = false;
+    return true;
+  }
+  // The program's own threads have waited all this time, but a child process of its own may be doing
+  // the work they wait for (descendant_activity.h). Looked at only here, once per deferral: it reads
+  // /proc for the whole process tree, and a hang the snapshot explains is never held back by it.
+  if (descendants_.moved_since_last_look(now_ns)) {
+    detector_.observe_progress_elsewhere(now_ns);
+    trace_.progress(now_ns);
+    deferred_until_ns_ = 0;
+    detected_ = false;
+    return true;
+  }
+  return false;
 }
 
 // Half a quiet period without progress: a snapshot may follow, and its file:line needs each module's

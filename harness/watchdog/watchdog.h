@@ -96,9 +96,10 @@ class Watchdog {
 
   bool detected() const { return detected_; }
 
-  // After a tick() whose hang the caller found unexplained (class unknown): true, and the watchdog
-  // watches on, when the quiet has not yet lasted effective_unexplained_quiet(); the next detection
-  // comes no earlier than that. False when it has: the caller reports the hang.
+  // After a tick() whose hang needs the longer watch (needs_the_longer_watch, report.h): true, and the
+  // watchdog watches on, when the quiet has not yet lasted effective_unexplained_quiet(), or when it has
+  // but a child process of the program's moved (the quiet starts over); the next detection comes no
+  // earlier than that. False otherwise: the caller reports the hang.
   bool defer_unexplained_hang(std::uint64_t now_ns);
   std::uint64_t last_progress_ns() const { return detector_.last_progress_ns(); }
 

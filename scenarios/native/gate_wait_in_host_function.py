@@ -1,6 +1,6 @@
 # gilsan: expect = deadlock:callback-self-wait
 # gilsan: drivers = sim, real
-# gilsan: timeout = 5
+# gilsan: timeout = 15
 # gilsan: description = a host function waits at a C library's gate (a condition variable) that the main thread opens only after synchronizing
 """A host function calls into a C library that waits on a pthread condition variable until the library's
 gate is opened; the main thread opens the gate, but only after synchronizing the stream the host function

@@ -122,6 +122,9 @@ TEST(NativeLocks, DescriptionsOfHeapLocksAndOfLocksNobodyNamed) {
   EXPECT_EQ(owner_of_module("/usr/lib/libpython3.12.so.1.0"), "the interpreter");
   EXPECT_EQ(owner_of_module("/opt/gilsan/lib/libgilsan_simcuda.so"), "the driver");
   EXPECT_EQ(owner_of_module("/opt/lib/libregistry.so"), "");
+  EXPECT_EQ(owner_of_module("/usr/bin/python3.11"), "the interpreter");  // libpython linked in
+  EXPECT_EQ(owner_of_module("/usr/bin/python3.13t"), "the interpreter");
+  EXPECT_EQ(owner_of_module("/opt/lib/python_helpers.so"), "");
 }
 
 TEST(NativeLocks, TheSymbolizerNamesAGlobalAndLeavesHeapMemoryUnnamed) {

@@ -9,10 +9,13 @@ import sys
 
 CHILDREN = {
     "compute": "import time\nstart = time.monotonic()\nwhile time.monotonic() - start < {seconds}: pass",
-    "sleep": "import time\ntime.sleep({seconds})",
+    "sleep": None,  # the sleep program: one clock_nanosleep (Python 3.10's time.sleep is a select)
     "stuck": "import os\nread_end, write_end = os.pipe()\nos.read(read_end, 1)",
 }
 
 mode, seconds = sys.argv[1], float(sys.argv[2])
-subprocess.run([sys.executable, "-c", CHILDREN[mode].format(seconds=seconds)], check=True)
+if CHILDREN[mode] is None:
+    subprocess.run(["sleep", str(seconds)], check=True)
+else:
+    subprocess.run([sys.executable, "-c", CHILDREN[mode].format(seconds=seconds)], check=True)
 print(f"the child finished: {mode}")
