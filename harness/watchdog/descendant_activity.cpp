@@ -4,15 +4,6 @@
 #include "harness/watchdog/proc_threads.h"
 
 namespace gilsan::watchdog {
-namespace {
-
-bool sleeps_on_a_timer(const ProcThreadState& state) {
-  if (state.syscall.kind != SyscallState::Kind::InSyscall) return false;
-  const std::string name = syscall_name(state.syscall.number);
-  return name == "nanosleep" || name == "clock_nanosleep";
-}
-
-}  // namespace
 
 bool DescendantActivity::moved_since_last_look(std::uint64_t now_ns) {
   const std::uint64_t interval_ns = last_look_ns_ != 0 && now_ns > last_look_ns_ ? now_ns - last_look_ns_ : 0;

@@ -12,9 +12,7 @@ ThreadActivity describe_activity(int tid, const ProcThreadState* proc, const boa
   if (proc != nullptr) {
     activity.cpu_ns = proc->cpu_ns;
     activity.timeslices = proc->timeslices;
-    activity.sleeping = proc->syscall.kind == SyscallState::Kind::InSyscall &&
-                        (syscall_name(proc->syscall.number) == "nanosleep" ||
-                         syscall_name(proc->syscall.number) == "clock_nanosleep");
+    activity.sleeping = sleeps_on_a_timer(*proc);
   }
   bool kernel_says_waiting = proc != nullptr && looks_blocked(*proc);
   if (record != nullptr) {

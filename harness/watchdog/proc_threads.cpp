@@ -158,4 +158,10 @@ bool looks_blocked(const ProcThreadState& state) {
   return state.syscall.kind == SyscallState::Kind::InSyscall && is_waiting_syscall(state.syscall.number);
 }
 
+bool sleeps_on_a_timer(const ProcThreadState& state) {
+  if (state.syscall.kind != SyscallState::Kind::InSyscall) return false;
+  const std::string name = syscall_name(state.syscall.number);
+  return name == "nanosleep" || name == "clock_nanosleep";
+}
+
 }  // namespace gilsan::watchdog

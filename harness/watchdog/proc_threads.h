@@ -32,4 +32,7 @@ bool is_waiting_syscall(long number);
 // The kernel says the thread waits for something (not running, not sleeping on a timer).
 bool looks_blocked(const ProcThreadState& state);
 
+// The thread sits in nanosleep or clock_nanosleep: it wakes by itself.
+bool sleeps_on_a_timer(const ProcThreadState& state);
+
 }  // namespace gilsan::watchdog
