@@ -190,7 +190,7 @@ Classification classify(const Snapshot& snapshot, const DriverCallBlocksPredicat
     // The report's list of what was not read from the board holds every inferred edge of the cycle too,
     // so that a cycle resting on one is never shown with an empty list.
     if (edge.inferred) {
-      std::string fact = edge.text + " (inferred from: " + edge.evidence + ")";
+      std::string fact = inferred_fact(edge.text, edge.evidence);
       if (std::find(result.inferred.begin(), result.inferred.end(), fact) == result.inferred.end())
         result.inferred.push_back(std::move(fact));
     }

@@ -141,18 +141,18 @@ ThreadFacts derive_thread(const ThreadSnapshot& thread, std::vector<std::string>
   facts.role_label = describe_role(facts, thread);
 
   std::string who = facts.label();
-  if (facts.gil.inferred) inferred.push_back(who + " waits for the GIL: inferred from " + facts.gil.source);
+  if (facts.gil.inferred) inferred.push_back(inferred_fact(who + " waits for the GIL", facts.gil.source));
   if (facts.call && facts.call->inferred) {
-    inferred.push_back(who + " is in " + facts.call->entry_point +
-                       ": inferred from its native stack (arguments unknown)");
+    inferred.push_back(inferred_fact(who + " is in " + facts.call->entry_point, "its native stack (arguments unknown)"));
   }
   if (!thread.spinning_in.empty()) {
     inferred.push_back(who + " is spinning in " + thread.spinning_in +
                        " (inferred from its native stack): its CPU use was not counted as progress");
   }
   if (facts.host_function && facts.host_function->inferred) {
-    inferred.push_back(who + " runs a host function that calls into Python: inferred from driver frames below " +
-                       (facts.native_wait.frame.empty() ? std::string("its Python stack") : facts.native_wait.frame));
+    inferred.push_back(inferred_fact(
+        who + " runs a host function that calls into Python",
+        "driver frames below " + (facts.native_wait.frame.empty() ? std::string("its Python stack") : facts.native_wait.frame)));
   }
   return facts;
 }
@@ -174,6 +174,10 @@ bool same_stream(std::uint64_t stream_a, std::uint64_t context_a, std::uint64_t 
   if (stream_a != stream_b) return false;
   if (stream_a > 2) return true;
   return context_a == 0 || context_b == 0 || context_a == context_b;
+}
+
+std::string inferred_fact(const std::string& what, const std::string& inferred_from) {
+  return what + ": inferred from " + inferred_from;
 }
 
 SnapshotFacts derive_facts(const Snapshot& snapshot) {

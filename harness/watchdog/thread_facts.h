@@ -70,6 +70,10 @@ struct SnapshotFacts {
   const ThreadFacts* find(int tid) const;
 };
 
+// The report's sentence for a fact not read from the board: "WHAT: inferred from WHERE". One home, so
+// that a fact inferred for a thread and the same fact as an inferred edge of the cycle are listed once.
+std::string inferred_fact(const std::string& what, const std::string& inferred_from);
+
 // Derives every thread's facts, then infers the GIL's holder when no thread is known to hold it but
 // some wait for it: the only Python thread that neither waits for the GIL nor has released it.
 SnapshotFacts derive_facts(const Snapshot& snapshot);
