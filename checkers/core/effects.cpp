@@ -59,9 +59,11 @@ DriverCallEffects driver_call_effects(const DriverCallEnter& event, const Caller
 }
 
 LockAcquireEffects lock_acquire_effects(const LockAcquire& event) {
+  const bool holds_gil = !event.releases_gil_while_waiting && event.holds_gil.value_or(true);
   return LockAcquireEffects{.lock = PseudoLock::user_lock(event.lock, event.name),
                             .waits = event.can_block,
-                            .waits_holding_gil = !event.releases_gil_while_waiting};
+                            .waits_holding_gil = holds_gil,
+                            .holds_gil_for_certain = holds_gil && event.holds_gil.has_value()};
 }
 
 std::array<PseudoLock, 6> ended_with_context(Handle context) {

@@ -79,6 +79,9 @@ struct LockAcquireEffects {
   // Python locks: CPython releases the GIL while it waits for the lock, so holding the GIL does not
   // order before the lock.
   bool waits_holding_gil = true;
+  // The source said the thread holds the GIL: it waits holding it even where the core's GIL events do
+  // not show it (a C library called through ctypes.PyDLL).
+  bool holds_gil_for_certain = false;
 };
 LockAcquireEffects lock_acquire_effects(const LockAcquire& event);
 

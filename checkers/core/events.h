@@ -75,6 +75,10 @@ struct LockAcquire {
   // true for Python locks: CPython releases the GIL while it waits for the lock, so holding the GIL
   // does not order before this lock.
   bool releases_gil_while_waiting = false;
+  // Whether the thread holds the GIL now, when the source can tell (a native lock: PyGILState_Check at
+  // the acquire; a C library called through ctypes.CDLL runs without it). nullopt: the core goes by the
+  // GIL events it has seen from this thread.
+  std::optional<bool> holds_gil;
   Stack stack;
 };
 

@@ -22,7 +22,20 @@ struct HeldBackGil {
 // A thread's own (per_thread.h: it is asked for until the thread's last moments, finish() at exit).
 HeldBackGil& held_back_gil() { return PerThread<HeldBackGil>::get(); }
 
+// How deep this thread is inside a Sanitizer's own work (busy_on_this_thread). Trivial, so no guard
+// and no destructor; initial-exec, as the board's thread-locals.
+[[gnu::tls_model("initial-exec")]] thread_local int t_inside_sanitizer = 0;
+
+struct InsideSanitizer {
+  InsideSanitizer() { ++t_inside_sanitizer; }
+  ~InsideSanitizer() { --t_inside_sanitizer; }
+  InsideSanitizer(const InsideSanitizer&) = delete;
+  InsideSanitizer& operator=(const InsideSanitizer&) = delete;
+};
+
 }  // namespace
+
+bool Sanitizer::busy_on_this_thread() { return t_inside_sanitizer != 0; }
 
 SanitizerConfig config_from_options(std::string_view options_text, const Options& defaults,
                                     DriverBehaviour driver, std::ostream& text_out) {
@@ -57,6 +70,7 @@ Sanitizer::~Sanitizer() = default;
 
 template <typename Handler>
 void Sanitizer::handle(Handler&& handler, GilDependence gil) {
+  const InsideSanitizer inside;
   std::vector<Report> fresh;
   bool halt_now = false;
   {
@@ -240,6 +254,7 @@ void Sanitizer::graph_destroyed(std::uint64_t graph) {
 }
 
 RunSummary Sanitizer::finish() {
+  const InsideSanitizer inside;
   std::lock_guard finishing(finish_mutex_);
   {
     std::lock_guard lock(state_mutex_);

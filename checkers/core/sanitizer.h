@@ -123,6 +123,11 @@ class Sanitizer {
   // The end of the run: last findings, then every sink's on_finish. Later calls return the same
   // summary and deliver nothing; events after it are counted as ignored.
   RunSummary finish();
+
+  // True while the calling thread is inside a Sanitizer's own work (an event, a report's stacks,
+  // symbolization and delivery, finish): a source that watches the whole process (native locks) leaves
+  // what the sanitizer itself does out, as the program did not do it.
+  static bool busy_on_this_thread();
   // What the process should exit with: 0, or options.exitcode when there were unsuppressed reports.
   int exit_code() const;
   std::vector<Report> reports() const;  // the unsuppressed reports so far

@@ -215,6 +215,7 @@ void SanitizerModel::lock_acquire(const LockAcquire& event, Out& out) {
   if (effects.waits) {
     std::vector<NodeId> holders = held_nodes(state);
     if (!effects.waits_holding_gil) std::erase(holders, gil_);
+    if (effects.holds_gil_for_certain && !contains(holders, gil_)) holders.push_back(gil_);
     wait_for(event.thread, state, holders, lock, WaitKind::user_lock, std::nullopt, event.stack, out);
   }
   state.held.push_back({lock, 1});

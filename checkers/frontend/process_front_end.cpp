@@ -12,6 +12,7 @@
 #include <stdexcept>
 #include <utility>
 
+#include "checkers/sources/native_lock_source.h"
 #include "checkers/sources/profile_behaviour.h"
 
 namespace gilsan::checkers {
@@ -51,6 +52,9 @@ void start_front_end(ProcessFrontEnd& front, FrontEndSettings settings) {
     front.sanitizer.reset();
     throw std::runtime_error(error.what());
   }
+  // With the native-lock interposer preloaded (gilsan run's default), the program's own native locks
+  // join the model.
+  attach_native_lock_source(*front.sanitizer);
 }
 
 void halt_process(int exit_code) {

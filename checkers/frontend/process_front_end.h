@@ -34,7 +34,8 @@ struct ProcessFrontEnd {
   Options options;            // as GILSAN_OPTIONS left them over the defaults
 };
 
-// Makes `front`'s Sanitizer from the environment and `settings`. Throws std::runtime_error with one
+// Makes `front`'s Sanitizer from the environment and `settings`, fed by the native-lock interposer
+// when it is in the process (checkers/sources/native_lock_source.h). Throws std::runtime_error with one
 // line (a bad GILSAN_OPTIONS or suppressions file, an unreadable profile, an unwritable text file).
 void start_front_end(ProcessFrontEnd& front, FrontEndSettings settings);
 

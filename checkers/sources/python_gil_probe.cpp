@@ -13,10 +13,10 @@ bool PythonGilProbe::resolve() {
   return true;
 }
 
-std::optional<bool> PythonGilProbe::holds_gil() {
+std::optional<bool> PythonGilProbe::holds_gil(bool may_look_up) {
   IntFunction is_initialized = is_initialized_.load(std::memory_order_acquire);
   if (is_initialized == nullptr) {
-    if (misses_.fetch_add(1, std::memory_order_relaxed) % kRetryEvery != 0 || !resolve()) {
+    if (!may_look_up || misses_.fetch_add(1, std::memory_order_relaxed) % kRetryEvery != 0 || !resolve()) {
       return std::nullopt;
     }
     is_initialized = is_initialized_.load(std::memory_order_acquire);

@@ -11,8 +11,9 @@ namespace gilsan::checkers {
 
 class PythonGilProbe {
  public:
-  // nullopt: no interpreter is loaded or initialized, so the GIL cannot be held.
-  std::optional<bool> holds_gil();
+  // nullopt: no interpreter is loaded or initialized, so the GIL cannot be held. `may_look_up` false:
+  // never calls the loader (dlsym takes its lock), so nullopt until an earlier question found Python.
+  std::optional<bool> holds_gil(bool may_look_up = true);
 
  private:
   using IntFunction = int (*)();

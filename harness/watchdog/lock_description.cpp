@@ -1,22 +1,12 @@
 #include "harness/watchdog/lock_description.h"
 
-#include <cctype>
-
+#include "harness/symbols/module_owner.h"
 #include "harness/watchdog/hex_format.h"
 
 namespace gilsan::watchdog {
 namespace {
 
 std::string base_name(const std::string& path) { return path.substr(path.find_last_of('/') + 1); }
-
-// An interpreter linked into its executable (Debian's and Ubuntu's python3.X): "python", "python3",
-// "python3.12", "python3.13t"; not a library or module whose name merely begins with "python".
-bool is_python_executable(const std::string& name) {
-  if (!name.starts_with("python")) return false;
-  std::size_t at = 6;
-  while (at < name.size() && (std::isdigit(static_cast<unsigned char>(name[at])) != 0 || name[at] == '.')) ++at;
-  return at == name.size() || (at + 1 == name.size() && std::isalpha(static_cast<unsigned char>(name[at])) != 0);
-}
 
 const char* what_native_lock_is(board::LockKind kind) {
   switch (kind) {
@@ -31,14 +21,6 @@ const char* what_native_lock_is(board::LockKind kind) {
 }
 
 }  // namespace
-
-std::string owner_of_module(const std::string& module) {
-  const std::string name = base_name(module);
-  if (name.starts_with("libcuda.so") || name.starts_with("libgilsan_simcuda") || name.starts_with("libgilsan_cudashim"))
-    return "the driver";
-  if (name.starts_with("libpython") || is_python_executable(name)) return "the interpreter";
-  return {};
-}
 
 std::string describe_lock(const board::LockRecord& lock, const ThreadSnapshot::NativeLockNames* names) {
   if (lock.kind == board::LockKind::Notification) return lock.name.empty() ? "an object at " + hex(lock.id) : lock.name;
@@ -71,7 +53,7 @@ std::string describe_call_site(const ThreadSnapshot::NativeLockNames& names) {
   if (site.symbol.empty() && site.module.empty()) return {};
   std::string text = "asked for in " + (site.symbol.empty() ? hex(site.address) : site.symbol) +
                      (site.module.empty() ? "" : " (" + base_name(site.module) + ")");
-  if (const std::string owner = owner_of_module(site.module); !owner.empty()) text += ", a lock of " + owner + "'s own";
+  if (const std::string owner = symbols::owner_of_module(site.module); !owner.empty()) text += ", a lock of " + owner + "'s own";
   return text;
 }
 

@@ -21,7 +21,4 @@ const char* lock_wait_words(board::LockKind kind);
 // driver's own" when the driver or the interpreter asked; "" when unknown.
 std::string describe_call_site(const ThreadSnapshot::NativeLockNames& names);
 
-// "the driver" or "the interpreter" when `module` (a path) is one of theirs; "" otherwise.
-std::string owner_of_module(const std::string& module);
-
 }  // namespace gilsan::watchdog

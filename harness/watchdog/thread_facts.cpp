@@ -1,5 +1,6 @@
 #include "harness/watchdog/thread_facts.h"
 
+#include "harness/symbols/module_owner.h"
 #include "harness/watchdog/hex_format.h"
 #include "harness/watchdog/lock_description.h"
 
@@ -91,7 +92,7 @@ ThreadFacts derive_thread(const ThreadSnapshot& thread, std::vector<std::string>
       facts.waiting_lock_label = describe_lock(*facts.waiting_lock, names);
       if (names != nullptr) {
         facts.waiting_lock_site = describe_call_site(*names);
-        facts.waiting_lock_owner = owner_of_module(names->call_site.module);
+        facts.waiting_lock_owner = symbols::owner_of_module(names->call_site.module);
       }
     }
     facts.held_locks = record->held_locks;

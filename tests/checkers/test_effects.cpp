@@ -131,6 +131,24 @@ TEST(Effects, APythonLockWaitsWithoutTheGilAndATryLockDoesNotWait) {
   EXPECT_FALSE(lock_acquire_effects(acquire).waits);
 }
 
+// A native lock says whether its thread holds the GIL (the interpreter's word at the acquire), over
+// what the GIL events showed: CDLL calls run without it, PyDLL calls with it.
+TEST(Effects, ANativeLockWaitsHoldingTheGilExactlyWhenTheInterpreterSaysSo) {
+  LockAcquire acquire{.thread = 1, .lock = 0x7f00, .name = "native mutex 0x7f00 (taken in libfoo.so)"};
+  acquire.holds_gil = false;
+  EXPECT_FALSE(lock_acquire_effects(acquire).waits_holding_gil);
+  EXPECT_FALSE(lock_acquire_effects(acquire).holds_gil_for_certain);
+  acquire.holds_gil = true;
+  EXPECT_TRUE(lock_acquire_effects(acquire).waits_holding_gil);
+  EXPECT_TRUE(lock_acquire_effects(acquire).holds_gil_for_certain);
+  acquire.releases_gil_while_waiting = true;  // a Python lock's wait lets the GIL go, whatever is held now
+  EXPECT_FALSE(lock_acquire_effects(acquire).waits_holding_gil);
+  EXPECT_FALSE(lock_acquire_effects(acquire).holds_gil_for_certain);
+  acquire = {.thread = 1, .lock = 0x7f00, .name = "unknown"};  // nullopt: as the GIL events say
+  EXPECT_TRUE(lock_acquire_effects(acquire).waits_holding_gil);
+  EXPECT_FALSE(lock_acquire_effects(acquire).holds_gil_for_certain);
+}
+
 TEST(Effects, AContextEndsWithItsDefaultStreamsAndItsOwnPseudoLocks) {
   const auto ended = ended_with_context(kContext);
   for (Handle stream : {Handle{0}, Handle{1}, Handle{2}}) {

@@ -136,6 +136,29 @@ TEST(LockCycles, NativeLockTakenUnderTheGilOrdersAfterIt) {
             "thread 2 holds lock 'native' (0x7) and waits for the GIL.");
 }
 
+// A native lock's acquire carries the interpreter's word on the GIL: a library called through ctypes.CDLL
+// takes its lock without the GIL, though no GIL event said the thread let it go, and draws no GIL edge;
+// one called through ctypes.PyDLL holds it, though no GIL event said the thread took it.
+TEST(LockCycles, ANativeLockGoesByTheInterpretersWordOnTheGil) {
+  Harness without;
+  without.take_gil(1);
+  without.sanitizer.lock_acquire({.thread = 1, .lock = 7, .name = "native", .holds_gil = false});
+  without.sanitizer.lock_release(1, 7);
+  without.sanitizer.gil_released(1);
+  without.acquire(2, 7, "native");
+  without.take_gil(2);
+  EXPECT_TRUE(without.cycles().empty());
+
+  Harness with;
+  with.sanitizer.lock_acquire({.thread = 1, .lock = 7, .name = "native", .holds_gil = true});
+  with.sanitizer.lock_release(1, 7);
+  with.acquire(2, 7, "native");
+  with.take_gil(2);
+  const auto cycles = with.cycles();
+  ASSERT_EQ(cycles.size(), 1u);
+  EXPECT_EQ(kinds(cycles[0]), (std::vector{PseudoLockKind::gil, PseudoLockKind::user_lock}));
+}
+
 TEST(LockCycles, ReentrantLockDoesNotWaitForItself) {
   Harness h;
   h.acquire(1, 1, "rlock");

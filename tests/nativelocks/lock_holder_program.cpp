@@ -11,6 +11,10 @@
 //   semantics         what a plain pthread_mutex_lock does, unchanged under the interposer: an
 //                     error-checking mutex's relock fails with EDEADLK, a recursive one nests, a robust
 //                     one's dead owner is EOWNERDEAD; exit 0 when all hold
+//   observed          registers an observer (native_lock_observer.h) that keeps every lock and takes a
+//                     mutex of its own inside each callback, runs `semantics` under it, then checks what
+//                     the observer was told of a few locks; exit 0 when all hold
+#include <dlfcn.h>
 #include <pthread.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -21,6 +25,8 @@
 #include <string>
 #include <thread>
 #include <vector>
+
+#include "harness/nativelocks/native_lock_observer.h"
 
 namespace {
 
@@ -161,6 +167,74 @@ int semantics() {
   return failures == 0 ? 0 : 1;
 }
 
+// What the observer of `observed` was told, in order: 'a' acquire begin, 'f' failed, 'r' released, each
+// with the lock. Written under the observer's own mutex, which the interposer must let by unobserved.
+struct ObservedEvent {
+  char what;
+  const void* lock;
+};
+pthread_mutex_t observer_mutex = PTHREAD_MUTEX_INITIALIZER;
+std::vector<ObservedEvent> observed_events;
+void note(char what, const void* lock) {
+  pthread_mutex_lock(&observer_mutex);
+  observed_events.push_back({what, lock});
+  pthread_mutex_unlock(&observer_mutex);
+}
+int observe_acquire(const void* lock, int, const void*) {
+  note('a', lock);
+  return 1;
+}
+void observe_failed(const void* lock) { note('f', lock); }
+void observe_released(const void* lock) { note('r', lock); }
+const GilsanNativeLockObserver kObserver = {GILSAN_NATIVE_LOCK_OBSERVER_ABI, observe_acquire, observe_failed,
+                                            observe_released};
+
+int observed() {
+  auto set_observer = reinterpret_cast<GilsanSetNativeLockObserver>(
+      ::dlsym(RTLD_DEFAULT, gilsan::nativelocks::kSetNativeLockObserverSymbol));
+  if (set_observer == nullptr) {
+    std::fprintf(stderr, "observed: the interposer is not preloaded\n");
+    return 1;
+  }
+  set_observer(&kObserver);
+  if (semantics() != 0) return 1;
+  observed_events.clear();  // semantics' threads have ended: nobody else writes it now
+
+  pthread_mutexattr_t attributes;
+  pthread_mutexattr_init(&attributes);
+  pthread_mutexattr_settype(&attributes, PTHREAD_MUTEX_ERRORCHECK);
+  pthread_mutex_t checking;
+  pthread_mutex_init(&checking, &attributes);
+  pthread_mutex_lock(&mutex);          // a, then
+  pthread_mutex_lock(&checking);       // a, then
+  pthread_mutex_lock(&checking);       // a f: EDEADLK, so not held
+  pthread_mutex_unlock(&checking);     // r
+  pthread_mutex_unlock(&mutex);        // r
+  pthread_rwlock_rdlock(&rwlock);      // a
+  pthread_rwlock_unlock(&rwlock);      // r
+  pthread_mutex_trylock(&mutex);       // not an acquire that may wait: nothing, and so
+  pthread_mutex_unlock(&mutex);        // nothing at its release either
+  set_observer(nullptr);
+  pthread_mutex_lock(&mutex);          // no observer: nothing
+  pthread_mutex_unlock(&mutex);
+  pthread_mutex_destroy(&checking);
+  pthread_mutexattr_destroy(&attributes);
+
+  const std::vector<ObservedEvent> expected = {{'a', &mutex},    {'a', &checking}, {'a', &checking},
+                                               {'f', &checking}, {'r', &checking}, {'r', &mutex},
+                                               {'a', &rwlock},   {'r', &rwlock}};
+  bool same = observed_events.size() == expected.size();
+  for (std::size_t at = 0; same && at < expected.size(); ++at) {
+    same = observed_events[at].what == expected[at].what && observed_events[at].lock == expected[at].lock;
+  }
+  if (!same) {
+    std::fprintf(stderr, "observed: told");
+    for (const ObservedEvent& event : observed_events) std::fprintf(stderr, " %c%p", event.what, event.lock);
+    std::fprintf(stderr, "\n");
+  }
+  return same ? 0 : 1;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -171,7 +245,9 @@ int main(int argc, char** argv) {
   if (mode == "write-behind-write") return rwlock_behind_write(false);
   if (mode == "condition-wait") return condition_wait();
   if (mode == "semantics") return semantics();
-  std::fprintf(stderr, "usage: %s contended-mutex|handover|read-behind-write|write-behind-write|condition-wait|semantics\n",
+  if (mode == "observed") return observed();
+  std::fprintf(stderr,
+               "usage: %s contended-mutex|handover|read-behind-write|write-behind-write|condition-wait|semantics|observed\n",
                argv[0]);
   return 2;
 }

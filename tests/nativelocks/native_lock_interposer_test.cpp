@@ -225,6 +225,13 @@ TEST(NativeLockInterposer, LocksBehaveAsWithoutItWithAndWithoutABoard) {
   }
 }
 
+// A sanitizer's observer is told of every acquire that may wait, of a kept lock's failure and release,
+// and of nothing it takes itself; the locks behave as they do without it.
+TEST(NativeLockInterposer, AnObserverIsToldOfEachKeptLocksAcquireAndEnd) {
+  Program program("observed", "");
+  EXPECT_EQ(program.exit_code(), 0);
+}
+
 TEST(NativeLockInterposer, ThePreloadPutsTheInterposerBeforeTheCallersLibraries) {
   const std::optional<std::string> preload = child_preload("/opt/caller.so");
   ASSERT_TRUE(preload);

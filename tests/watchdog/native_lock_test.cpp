@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 #include <memory>
 
+#include "harness/symbols/module_owner.h"
 #include "harness/watchdog/classifier.h"
 #include "harness/watchdog/lock_description.h"
 #include "harness/watchdog/symbolizer.h"
@@ -119,12 +120,12 @@ TEST(NativeLocks, DescriptionsOfHeapLocksAndOfLocksNobodyNamed) {
   EXPECT_EQ(std::string(lock_wait_words(lock.kind)), "waits to write");
   board::LockRecord python_lock{0x99, "results", 5};
   EXPECT_EQ(describe_lock(python_lock, nullptr), "results (0x99)");
-  EXPECT_EQ(owner_of_module("/usr/lib/libpython3.12.so.1.0"), "the interpreter");
-  EXPECT_EQ(owner_of_module("/opt/gilsan/lib/libgilsan_simcuda.so"), "the driver");
-  EXPECT_EQ(owner_of_module("/opt/lib/libregistry.so"), "");
-  EXPECT_EQ(owner_of_module("/usr/bin/python3.11"), "the interpreter");  // libpython linked in
-  EXPECT_EQ(owner_of_module("/usr/bin/python3.13t"), "the interpreter");
-  EXPECT_EQ(owner_of_module("/opt/lib/python_helpers.so"), "");
+  EXPECT_EQ(symbols::owner_of_module("/usr/lib/libpython3.12.so.1.0"), "the interpreter");
+  EXPECT_EQ(symbols::owner_of_module("/opt/gilsan/lib/libgilsan_simcuda.so"), "the driver");
+  EXPECT_EQ(symbols::owner_of_module("/opt/lib/libregistry.so"), "");
+  EXPECT_EQ(symbols::owner_of_module("/usr/bin/python3.11"), "the interpreter");  // libpython linked in
+  EXPECT_EQ(symbols::owner_of_module("/usr/bin/python3.13t"), "the interpreter");
+  EXPECT_EQ(symbols::owner_of_module("/opt/lib/python_helpers.so"), "");
 }
 
 TEST(NativeLocks, TheSymbolizerNamesAGlobalAndLeavesHeapMemoryUnnamed) {
