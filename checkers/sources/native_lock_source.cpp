@@ -45,7 +45,7 @@ int acquire_begin(const void* lock, int kind, const void* call_site) {
   // symbolizes a report): taking the state lock again would deadlock, and they are not the program's.
   if (source == nullptr || Sanitizer::busy_on_this_thread()) return 0;
   const WatchedCallers::Caller caller = source->callers.find(reinterpret_cast<std::uintptr_t>(call_site));
-  if (!caller.watched) return 0;
+  if (!caller.watched) return caller.known ? -1 : 0;  // -1: never this call site's; the interposer remembers
   char name[160];
   name_lock(name, lock, kind, caller.module);
   try {

@@ -134,7 +134,7 @@ WatchedCallers::Caller WatchedCallers::find(std::uintptr_t call_site) {
     reading_.clear(std::memory_order_release);
   }
   if (range == nullptr) return {};
-  return {range->watched, range->module};
+  return {true, range->watched, range->module};
 }
 
 }  // namespace gilsan::checkers

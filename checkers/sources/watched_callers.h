@@ -29,6 +29,7 @@ class WatchedCallers {
   ~WatchedCallers();
 
   struct Caller {
+    bool known = false;  // found in a mapping read (false: a read was under way, or reads are used up)
     bool watched = false;
     std::string_view module;  // the module's file name ("libfoo.so"); lives as long as this object
   };

@@ -30,6 +30,7 @@
 
 #include <atomic>
 #include <cerrno>
+#include <cstdint>
 
 #include "harness/board/board_writer.h"
 #include "harness/nativelocks/native_lock_observer.h"
@@ -65,22 +66,35 @@ std::atomic<const GilsanNativeLockObserver*> g_observer{nullptr};
 // holds more of them at once than this keeps no more. Trivial, so that the thread-local needs no
 // guard; initial-exec, as a preloaded library's may be: no allocation on a thread's first lock.
 constexpr int kKeptPerThread = 16;
+// Call sites the observer never keeps a lock of, direct-mapped by address: a hit costs a compare where
+// the observer would look the call site's module up. A library unloaded and another loaded at its
+// address could be missed until its entry is evicted.
+constexpr std::uintptr_t kUnwatchedSlots = 16;
 struct KeptLocks {
   const void* locks[kKeptPerThread];
   int count;
   bool in_observer;  // the observer's own locks (the sanitizer's mutex) go by unobserved
+  const void* unwatched[kUnwatchedSlots];
 };
 [[gnu::tls_model("initial-exec")]] thread_local KeptLocks t_kept{};
+
+const void*& unwatched_slot(const void* call_site) {
+  return t_kept.unwatched[(reinterpret_cast<std::uintptr_t>(call_site) >> 2) % kUnwatchedSlots];
+}
 
 // Tells the observer of an acquire that may wait; true when it keeps the lock.
 bool observe_acquire(const void* lock, LockKind kind, const void* call_site) {
   const GilsanNativeLockObserver* observer = g_observer.load(std::memory_order_acquire);
   if (observer == nullptr || t_kept.in_observer || t_kept.count == kKeptPerThread) return false;
+  const void*& unwatched = unwatched_slot(call_site);
+  if (unwatched == call_site) return false;
   t_kept.in_observer = true;
-  const bool kept = observer->acquire_begin(lock, static_cast<int>(kind), call_site) != 0;
+  const int answer = observer->acquire_begin(lock, static_cast<int>(kind), call_site);
   t_kept.in_observer = false;
-  if (kept) t_kept.locks[t_kept.count++] = lock;
-  return kept;
+  if (answer < 0) unwatched = call_site;
+  if (answer <= 0) return false;
+  t_kept.locks[t_kept.count++] = lock;
+  return true;
 }
 
 // Takes the most recent keep of `lock` off this thread's list; false when it was not kept.

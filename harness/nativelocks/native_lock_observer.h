@@ -21,8 +21,10 @@ extern "C" {
 typedef struct GilsanNativeLockObserver {
   unsigned abi;  // GILSAN_NATIVE_LOCK_OBSERVER_ABI
   // Before an acquire that may wait, on the acquiring thread (the model holds a lock from the moment
-  // it may wait for it, so that a cycle is drawn before it hangs). Returns nonzero when the observer
-  // keeps the lock (its caller is code it watches): only then is it told of the lock's end.
+  // it may wait for it, so that a cycle is drawn before it hangs). Returns 1 when the observer keeps the
+  // lock (its caller is code it watches): only then is it told of the lock's end; 0 when it does not
+  // keep it this time; -1 when it never keeps a lock taken from this call site, which the interposer
+  // then remembers for a while and does not ask about (the interpreter takes the GIL's mutex from one).
   int (*acquire_begin)(const void* lock, int kind, const void* call_site);
   // The acquire of a kept lock failed (EDEADLK, EINVAL, EAGAIN): the thread does not hold it.
   void (*acquire_failed)(const void* lock);

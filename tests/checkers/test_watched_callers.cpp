@@ -118,6 +118,7 @@ TEST(WatchedCallers, TheLookupAgreesWithAPlainScanAndReadsANewLibrary) {
     const Mapping* expected = plain_scan(before, address);
     const WatchedCallers::Caller found = callers.find(address);
     EXPECT_EQ(found.watched, expected != nullptr && is_watched_module(expected->path)) << std::hex << address;
+    EXPECT_EQ(found.known, expected != nullptr) << "in a gap, even after reading the maps again";
     if (expected != nullptr) {
       EXPECT_EQ(found.module, expected->path.substr(expected->path.find_last_of('/') + 1));
     }

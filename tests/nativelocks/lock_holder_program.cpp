@@ -11,9 +11,10 @@
 //   semantics         what a plain pthread_mutex_lock does, unchanged under the interposer: an
 //                     error-checking mutex's relock fails with EDEADLK, a recursive one nests, a robust
 //                     one's dead owner is EOWNERDEAD; exit 0 when all hold
-//   observed          registers an observer (native_lock_observer.h) that keeps every lock and takes a
-//                     mutex of its own inside each callback, runs `semantics` under it, then checks what
-//                     the observer was told of a few locks; exit 0 when all hold
+//   observed          registers an observer (native_lock_observer.h) that keeps every lock but one (whose
+//                     call site it never keeps) and takes a mutex of its own inside each callback, runs
+//                     `semantics` under it, then checks what the observer was told of a few locks; exit 0
+//                     when all hold
 #include <dlfcn.h>
 #include <pthread.h>
 #include <sys/syscall.h>
@@ -180,9 +181,10 @@ void note(char what, const void* lock) {
   observed_events.push_back({what, lock});
   pthread_mutex_unlock(&observer_mutex);
 }
+pthread_mutex_t unwatched_mutex = PTHREAD_MUTEX_INITIALIZER;  // its call site is "never kept"
 int observe_acquire(const void* lock, int, const void*) {
   note('a', lock);
-  return 1;
+  return lock == &unwatched_mutex ? -1 : 1;
 }
 void observe_failed(const void* lock) { note('f', lock); }
 void observe_released(const void* lock) { note('r', lock); }
@@ -214,6 +216,10 @@ int observed() {
   pthread_rwlock_unlock(&rwlock);      // r
   pthread_mutex_trylock(&mutex);       // not an acquire that may wait: nothing, and so
   pthread_mutex_unlock(&mutex);        // nothing at its release either
+  for (int round = 0; round < 3; ++round) {
+    pthread_mutex_lock(&unwatched_mutex);  // a once: the call site is never kept, so not asked again
+    pthread_mutex_unlock(&unwatched_mutex);
+  }
   set_observer(nullptr);
   pthread_mutex_lock(&mutex);          // no observer: nothing
   pthread_mutex_unlock(&mutex);
@@ -222,7 +228,7 @@ int observed() {
 
   const std::vector<ObservedEvent> expected = {{'a', &mutex},    {'a', &checking}, {'a', &checking},
                                                {'f', &checking}, {'r', &checking}, {'r', &mutex},
-                                               {'a', &rwlock},   {'r', &rwlock}};
+                                               {'a', &rwlock},   {'r', &rwlock},   {'a', &unwatched_mutex}};
   bool same = observed_events.size() == expected.size();
   for (std::size_t at = 0; same && at < expected.size(); ++at) {
     same = observed_events[at].what == expected[at].what && observed_events[at].lock == expected[at].lock;
