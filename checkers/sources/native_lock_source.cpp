@@ -93,9 +93,4 @@ bool attach_native_lock_source(Sanitizer& sanitizer) {
   return true;
 }
 
-void detach_native_lock_source() {
-  g_feed.store(nullptr, std::memory_order_release);
-  if (const GilsanSetNativeLockObserver set_observer = interposer()) set_observer(nullptr);
-}
-
 }  // namespace gilsan::checkers

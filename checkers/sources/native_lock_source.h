@@ -17,9 +17,8 @@
 namespace gilsan::checkers {
 
 // Feeds `sanitizer` from now on; false when no interposer is in the process (nothing to feed from).
-// One sanitizer per process: a second attach replaces the first. The sanitizer must outlive the
-// process's threads' locks, or be detached first.
+// One sanitizer per process: a second attach replaces the first. The sanitizer must live as long as
+// the process's threads take locks (every front end's does).
 bool attach_native_lock_source(Sanitizer& sanitizer);
-void detach_native_lock_source();
 
 }  // namespace gilsan::checkers
